@@ -1,0 +1,92 @@
+//! Command-line interface: no subcommand runs the UHP engine; subcommands are tools.
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+use std::io::Write;
+use std::time::Instant;
+use waggle::core::perft::{perft, perft_divide};
+use waggle::notation::{format_move, parse_game_string};
+
+#[derive(Parser)]
+#[command(
+    name = "waggle",
+    version,
+    about = "A Hive engine speaking the Universal Hive Protocol"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Counts move sequences: one line `depth=D nodes=N time_ms=T nps=R` per depth 1..=N.
+    Perft {
+        /// A GameTypeString (`Base+MLP`) or a GameString.
+        #[arg(long, default_value = "Base")]
+        game: String,
+        /// Deepest depth to count.
+        #[arg(long)]
+        depth: u32,
+        /// First print `<MoveString>: <count>` for every root move at the deepest depth.
+        #[arg(long)]
+        divide: bool,
+        /// Threads splitting the root moves.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+    },
+}
+
+/// Parses the arguments and runs the chosen command.
+pub fn run() -> Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        None => bail!("the UHP engine is not built yet"),
+        Some(Command::Perft {
+            game,
+            depth,
+            divide,
+            threads,
+        }) => run_perft(&game, depth, divide, threads),
+    }
+}
+
+fn run_perft(game: &str, depth: u32, divide: bool, threads: usize) -> Result<()> {
+    let text = if game.contains(';') {
+        game.to_string()
+    } else {
+        format!("{game};NotStarted;White[1]")
+    };
+    let game = parse_game_string(&text, true).with_context(|| format!("bad game '{text}'"))?;
+    let threads = threads.max(1);
+    let mut out = std::io::stdout().lock();
+    if divide && depth > 0 {
+        for (m, n) in perft_divide(&game, depth, threads) {
+            writeln!(out, "{}: {n}", format_move(&game, m))?;
+        }
+    }
+    for d in 1..=depth {
+        let start = Instant::now();
+        let nodes = if threads == 1 {
+            perft(&mut game.clone(), d)
+        } else {
+            perft_divide(&game, d, threads)
+                .iter()
+                .map(|&(_, n)| n)
+                .sum()
+        };
+        let secs = start.elapsed().as_secs_f64();
+        let nps = if secs > 0.0 {
+            (nodes as f64 / secs) as u64
+        } else {
+            0
+        };
+        writeln!(
+            out,
+            "depth={d} nodes={nodes} time_ms={} nps={nps}",
+            (secs * 1000.0).round() as u64
+        )?;
+        out.flush()?;
+    }
+    Ok(())
+}

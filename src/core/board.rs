@@ -1,0 +1,217 @@
+//! The hive: stacks of pieces on the wrapping grid, with an incremental Zobrist hash.
+
+use super::hex::{CELLS, Cell};
+use super::piece::{Color, PIECE_COUNT, Piece};
+use super::zobrist;
+
+const NONE: u8 = u8::MAX;
+
+/// Stacks of pieces on cells. The board knows nothing of turns or rules; it only keeps the
+/// pieces where they are put, and the Zobrist hash of the pieces (not of the side to move).
+#[derive(Clone)]
+pub struct Board {
+    /// Id of the top piece of each cell, `NONE` when empty.
+    top: [u8; CELLS],
+    /// Number of pieces in each cell.
+    height: [u8; CELLS],
+    /// Cell of each piece (meaningful only for pieces on the board).
+    pos: [Cell; PIECE_COUNT],
+    /// The piece directly beneath each piece, `NONE` when it stands on the ground.
+    below: [u8; PIECE_COUNT],
+    /// Bit `id` set when piece `id` is on the board.
+    on_board: u32,
+    hash: u64,
+}
+
+impl Default for Board {
+    fn default() -> Self {
+        Board::new()
+    }
+}
+
+impl Board {
+    /// An empty board.
+    pub fn new() -> Board {
+        Board {
+            top: [NONE; CELLS],
+            height: [0; CELLS],
+            pos: [Cell::ORIGIN; PIECE_COUNT],
+            below: [NONE; PIECE_COUNT],
+            on_board: 0,
+            hash: 0,
+        }
+    }
+
+    /// Number of pieces in `cell`.
+    #[inline(always)]
+    pub fn height(&self, cell: Cell) -> u32 {
+        self.height[cell.index()] as u32
+    }
+
+    /// Whether `cell` holds at least one piece.
+    #[inline(always)]
+    pub fn is_occupied(&self, cell: Cell) -> bool {
+        self.height[cell.index()] != 0
+    }
+
+    /// The top piece of `cell`, if any.
+    #[inline(always)]
+    pub fn top(&self, cell: Cell) -> Option<Piece> {
+        Piece::from_id(self.top[cell.index()] as usize)
+    }
+
+    /// Where `piece` stands, or `None` while it is in hand.
+    #[inline(always)]
+    pub fn position(&self, piece: Piece) -> Option<Cell> {
+        if self.on_board & (1 << piece.id()) != 0 {
+            Some(self.pos[piece.id()])
+        } else {
+            None
+        }
+    }
+
+    /// Whether `piece` is on the board.
+    #[inline(always)]
+    pub fn is_on_board(&self, piece: Piece) -> bool {
+        self.on_board & (1 << piece.id()) != 0
+    }
+
+    /// Bit mask (by piece id) of the pieces on the board.
+    #[inline(always)]
+    pub fn on_board_mask(&self) -> u32 {
+        self.on_board
+    }
+
+    /// Whether `piece` is on the board and nothing stands on it.
+    #[inline(always)]
+    pub fn is_top(&self, piece: Piece) -> bool {
+        self.is_on_board(piece) && self.top[self.pos[piece.id()].index()] as usize == piece.id()
+    }
+
+    /// The piece directly beneath `piece`, if any.
+    pub fn below(&self, piece: Piece) -> Option<Piece> {
+        Piece::from_id(self.below[piece.id()] as usize)
+    }
+
+    /// The pieces of `cell` from the bottom up.
+    pub fn stack(&self, cell: Cell) -> Vec<Piece> {
+        let mut out = Vec::new();
+        let mut p = self.top(cell);
+        while let Some(piece) = p {
+            out.push(piece);
+            p = self.below(piece);
+        }
+        out.reverse();
+        out
+    }
+
+    /// Zobrist hash of the pieces (without the side to move).
+    #[inline(always)]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// Puts `piece` (which must not be on the board) on top of `cell`.
+    #[inline(always)]
+    pub fn push(&mut self, piece: Piece, cell: Cell) {
+        debug_assert!(!self.is_on_board(piece));
+        let c = cell.index();
+        let h = self.height[c];
+        self.hash ^= zobrist::piece_key(piece, cell, h as u32);
+        self.below[piece.id()] = self.top[c];
+        self.top[c] = piece.id() as u8;
+        self.height[c] = h + 1;
+        self.pos[piece.id()] = cell;
+        self.on_board |= 1 << piece.id();
+    }
+
+    /// Takes the top piece off `cell` (which must be occupied) and returns it.
+    #[inline(always)]
+    pub fn pop(&mut self, cell: Cell) -> Piece {
+        let c = cell.index();
+        let id = self.top[c] as usize;
+        debug_assert!(id < PIECE_COUNT);
+        let h = self.height[c] - 1;
+        self.height[c] = h;
+        self.top[c] = self.below[id];
+        self.below[id] = NONE;
+        self.on_board &= !(1 << id);
+        let piece = Piece::from_id(id).unwrap_or_else(|| unreachable!());
+        self.hash ^= zobrist::piece_key(piece, cell, h as u32);
+        piece
+    }
+
+    /// Lowers the recorded height of `cell` by one without touching its pieces, so that move
+    /// generation can look at the hive as if the top piece were lifted. Undo with
+    /// [`Board::unlift`].
+    #[inline(always)]
+    pub(crate) fn lift(&mut self, cell: Cell) {
+        self.height[cell.index()] -= 1;
+    }
+
+    /// Restores the height lowered by [`Board::lift`].
+    #[inline(always)]
+    pub(crate) fn unlift(&mut self, cell: Cell) {
+        self.height[cell.index()] += 1;
+    }
+
+    /// Id of the top piece of `cell` as a raw byte (`u8::MAX` when empty), for hot loops.
+    #[inline(always)]
+    pub(crate) fn top_id(&self, cell: Cell) -> u8 {
+        self.top[cell.index()]
+    }
+
+    /// The hash recomputed from scratch, for checking the incremental one.
+    pub fn recompute_hash(&self) -> u64 {
+        let mut h = 0;
+        for p in Piece::all() {
+            if let Some(cell) = self.position(p) {
+                let mut depth = 0;
+                let mut b = self.below(p);
+                while let Some(q) = b {
+                    depth += 1;
+                    b = self.below(q);
+                }
+                h ^= zobrist::piece_key(p, cell, depth);
+            }
+        }
+        h
+    }
+
+    /// Mask (by piece id) of the pieces of `color` on the board.
+    #[inline(always)]
+    pub fn color_mask(&self, color: Color) -> u32 {
+        let m = (1u32 << 14) - 1;
+        match color {
+            Color::White => self.on_board & m,
+            Color::Black => self.on_board & (m << 14),
+        }
+    }
+}
+
+impl PartialEq for Board {
+    /// Two boards are equal when every piece stands in the same place of the same stack.
+    fn eq(&self, other: &Board) -> bool {
+        self.on_board == other.on_board
+            && self.hash == other.hash
+            && Piece::all().all(|p| {
+                !self.is_on_board(p)
+                    || (self.pos[p.id()] == other.pos[p.id()]
+                        && self.below[p.id()] == other.below[p.id()])
+            })
+    }
+}
+
+impl Eq for Board {}
+
+impl std::fmt::Debug for Board {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut m = f.debug_map();
+        for p in Piece::all() {
+            if let Some(c) = self.position(p) {
+                m.entry(&p, &c);
+            }
+        }
+        m.finish()
+    }
+}

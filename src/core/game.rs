@@ -1,0 +1,333 @@
+//! A game in progress: the board plus whose turn it is, the frozen piece, the result and the
+//! history needed to undo moves and detect threefold repetition.
+
+use super::board::Board;
+use super::error::RuleError;
+use super::game_type::GameType;
+use super::hex::Cell;
+use super::move_list::MoveList;
+use super::mv::Move;
+use super::piece::{Bug, Color, Piece};
+use super::zobrist;
+
+/// The state of a game, as UHP names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameState {
+    /// No move has been played yet.
+    NotStarted,
+    /// Moves have been played and nobody has won.
+    InProgress,
+    /// Both queens surrounded at once, or threefold repetition.
+    Draw,
+    /// Black's queen is surrounded.
+    WhiteWins,
+    /// White's queen is surrounded.
+    BlackWins,
+}
+
+impl GameState {
+    /// Whether the game has ended.
+    #[inline(always)]
+    pub const fn is_over(self) -> bool {
+        matches!(
+            self,
+            GameState::Draw | GameState::WhiteWins | GameState::BlackWins
+        )
+    }
+
+    /// The UHP name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            GameState::NotStarted => "NotStarted",
+            GameState::InProgress => "InProgress",
+            GameState::Draw => "Draw",
+            GameState::WhiteWins => "WhiteWins",
+            GameState::BlackWins => "BlackWins",
+        }
+    }
+}
+
+/// What [`Game::undo`] needs to take a move back.
+#[derive(Clone, Copy, Debug)]
+struct Undo {
+    mv: Move,
+    /// Where the piece came from; `None` for a placement or a pass.
+    from: Option<Cell>,
+    frozen: Option<Piece>,
+    state: GameState,
+    last_irreversible: u16,
+}
+
+/// A game of Hive: position, side to move and history.
+#[derive(Clone)]
+pub struct Game {
+    pub(crate) board: Board,
+    game_type: GameType,
+    /// Plies played so far (passes included).
+    ply: u32,
+    /// The piece moved or placed by the previous move; it may not move or be thrown now.
+    pub(crate) frozen: Option<Piece>,
+    state: GameState,
+    /// Whether threefold repetition ends the game in a draw.
+    repetition_draw: bool,
+    history: Vec<Undo>,
+    /// Full hash (pieces and side to move) before each move of `history`, then the current one.
+    hashes: Vec<u64>,
+    /// Index in `hashes` of the first position after the last placement: no earlier position
+    /// can repeat, since pieces never return to the hand.
+    last_irreversible: u16,
+}
+
+impl Game {
+    /// A new game of the given type, with threefold repetition on.
+    pub fn new(game_type: GameType) -> Game {
+        Game {
+            board: Board::new(),
+            game_type,
+            ply: 0,
+            frozen: None,
+            state: GameState::NotStarted,
+            repetition_draw: true,
+            history: Vec::with_capacity(256),
+            hashes: vec![0],
+            last_irreversible: 0,
+        }
+    }
+
+    /// Sets whether threefold repetition ends the game (it does by default). Applies to moves
+    /// played from now on.
+    pub fn set_repetition_draw(&mut self, on: bool) {
+        self.repetition_draw = on;
+    }
+
+    /// Whether threefold repetition ends the game.
+    pub fn repetition_draw(&self) -> bool {
+        self.repetition_draw
+    }
+
+    /// The board.
+    #[inline(always)]
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// The game type.
+    #[inline(always)]
+    pub fn game_type(&self) -> GameType {
+        self.game_type
+    }
+
+    /// Plies played so far.
+    #[inline(always)]
+    pub fn ply(&self) -> u32 {
+        self.ply
+    }
+
+    /// The side to move.
+    #[inline(always)]
+    pub fn side_to_move(&self) -> Color {
+        if self.ply & 1 == 0 {
+            Color::White
+        } else {
+            Color::Black
+        }
+    }
+
+    /// The side to move's turn number, starting at 1 (UHP's `White[n]`).
+    #[inline(always)]
+    pub fn turn_number(&self) -> u32 {
+        self.ply / 2 + 1
+    }
+
+    /// The state of the game.
+    #[inline(always)]
+    pub fn state(&self) -> GameState {
+        self.state
+    }
+
+    /// The piece that may not move or be thrown this turn.
+    #[inline(always)]
+    pub fn frozen(&self) -> Option<Piece> {
+        self.frozen
+    }
+
+    /// Hash of the position: the stacks and the side to move.
+    #[inline(always)]
+    pub fn hash(&self) -> u64 {
+        self.board.hash() ^ zobrist::side_key(self.side_to_move())
+    }
+
+    /// The hash recomputed from scratch.
+    pub fn recompute_hash(&self) -> u64 {
+        self.board.recompute_hash() ^ zobrist::side_key(self.side_to_move())
+    }
+
+    /// The moves played so far, oldest first.
+    pub fn moves(&self) -> impl ExactSizeIterator<Item = Move> + '_ {
+        self.history.iter().map(|u| u.mv)
+    }
+
+    /// The last move played, if any.
+    pub fn last_move(&self) -> Option<Move> {
+        self.history.last().map(|u| u.mv)
+    }
+
+    /// Where the piece of the `i`-th move (0-based) stood before it, `None` for a placement.
+    pub fn move_origin(&self, i: usize) -> Option<Cell> {
+        self.history.get(i).and_then(|u| u.from)
+    }
+
+    /// Whether `piece` takes part in this game type.
+    #[inline(always)]
+    pub fn is_enabled(&self, piece: Piece) -> bool {
+        self.game_type.has(piece.bug())
+    }
+
+    /// The lowest-numbered copy of `bug` that `color` still has in hand, if any (and if the bug
+    /// is in this game type).
+    #[inline(always)]
+    pub fn next_in_hand(&self, color: Color, bug: Bug) -> Option<Piece> {
+        if !self.game_type.has(bug) {
+            return None;
+        }
+        let first = color as usize * 14 + bug.first_index() as usize;
+        let mask = ((1u32 << bug.count()) - 1) << first;
+        let free = !self.board.on_board_mask() & mask;
+        if free == 0 {
+            None
+        } else {
+            Piece::from_id(free.trailing_zeros() as usize)
+        }
+    }
+
+    /// Whether `color`'s queen is on the board.
+    #[inline(always)]
+    pub fn queen_placed(&self, color: Color) -> bool {
+        self.board.is_on_board(queen(color))
+    }
+
+    /// How many of the six cells around `color`'s queen are occupied (0 while in hand).
+    pub fn queen_pressure(&self, color: Color) -> u32 {
+        match self.board.position(queen(color)) {
+            Some(c) => c
+                .neighbors()
+                .iter()
+                .filter(|&&n| self.board.is_occupied(n))
+                .count() as u32,
+            None => 0,
+        }
+    }
+
+    /// Plays `m`, which must be legal here (generated by [`Game::generate_moves`] for this
+    /// position). Use [`Game::play`] for a move that has not been checked.
+    #[inline]
+    pub fn play_unchecked(&mut self, m: Move) {
+        let mut undo = Undo {
+            mv: m,
+            from: None,
+            frozen: self.frozen,
+            state: self.state,
+            last_irreversible: self.last_irreversible,
+        };
+        match m.piece() {
+            None => self.frozen = None,
+            Some(piece) => {
+                if let Some(from) = self.board.position(piece) {
+                    self.board.pop(from);
+                    undo.from = Some(from);
+                } else {
+                    self.last_irreversible = self.hashes.len() as u16;
+                }
+                self.board.push(piece, m.to());
+                self.frozen = Some(piece);
+            }
+        }
+        self.history.push(undo);
+        self.ply += 1;
+        let h = self.hash();
+        self.hashes.push(h);
+        self.state = self.compute_state();
+    }
+
+    /// Plays `m` after checking that it is legal; on error nothing changes.
+    pub fn play(&mut self, m: Move) -> Result<(), RuleError> {
+        self.check_move(m)?;
+        self.play_unchecked(m);
+        Ok(())
+    }
+
+    /// Takes back the last move; returns it, or `None` when no move has been played.
+    #[inline]
+    pub fn undo(&mut self) -> Option<Move> {
+        let u = self.history.pop()?;
+        self.hashes.pop();
+        self.ply -= 1;
+        if let Some(piece) = u.mv.piece() {
+            self.board.pop(u.mv.to());
+            if let Some(from) = u.from {
+                self.board.push(piece, from);
+            }
+        }
+        self.frozen = u.frozen;
+        self.state = u.state;
+        self.last_irreversible = u.last_irreversible;
+        Some(u.mv)
+    }
+
+    fn compute_state(&self) -> GameState {
+        let white = self.queen_surrounded(Color::White);
+        let black = self.queen_surrounded(Color::Black);
+        match (white, black) {
+            (true, true) => GameState::Draw,
+            (true, false) => GameState::BlackWins,
+            (false, true) => GameState::WhiteWins,
+            (false, false) if self.repetition_draw && self.is_threefold() => GameState::Draw,
+            (false, false) => GameState::InProgress,
+        }
+    }
+
+    #[inline(always)]
+    fn queen_surrounded(&self, color: Color) -> bool {
+        match self.board.position(queen(color)) {
+            Some(c) => c.neighbors().iter().all(|&n| self.board.is_occupied(n)),
+            None => false,
+        }
+    }
+
+    /// Whether the current position has occurred at least twice before in this game.
+    pub fn is_threefold(&self) -> bool {
+        self.repetitions() >= 3
+    }
+
+    /// How often the current position has occurred in this game, counting this occurrence.
+    pub fn repetitions(&self) -> usize {
+        let n = self.hashes.len();
+        let current = self.hashes[n - 1];
+        let start = self.last_irreversible as usize;
+        // Same side to move means an even distance back.
+        (start..n)
+            .rev()
+            .step_by(2)
+            .filter(|&i| self.hashes[i] == current)
+            .count()
+    }
+
+    /// Whether the current position already occurred earlier in this game (with the same side
+    /// to move); the search treats such a position as a draw.
+    pub fn is_repetition(&self) -> bool {
+        self.repetitions() >= 2
+    }
+
+    /// The legal moves here (see the `movegen` module), into `out`.
+    pub fn legal_moves(&mut self) -> MoveList {
+        let mut out = MoveList::new();
+        self.generate_moves(&mut out);
+        out
+    }
+}
+
+/// The queen of `color`.
+#[inline(always)]
+pub fn queen(color: Color) -> Piece {
+    Piece::new(color, Bug::Queen, 1).unwrap_or_else(|| unreachable!())
+}

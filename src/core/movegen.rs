@@ -1,0 +1,454 @@
+//! Legal move generation.
+//!
+//! Generation lifts the moving piece off the board (by lowering its cell's height) while it
+//! looks for destinations, so every slide and gate test sees the hive without the mover. The
+//! one-hive rule comes from a single articulation-point pass per position.
+
+use super::board::Board;
+use super::cell_set::CellSet;
+use super::game::{Game, queen};
+use super::hex::Cell;
+use super::move_list::MoveList;
+use super::mv::Move;
+use super::piece::{Bug, Color, PIECE_COUNT, Piece};
+
+/// Whether a ground slide from `a` in direction `k` fits: exactly one of the two cells beside
+/// the step is occupied (both: it does not fit through; neither: it would leave the hive).
+#[inline(always)]
+fn slide_ok(board: &Board, a: Cell, k: usize) -> bool {
+    let n = a.neighbors();
+    board.is_occupied(n[(k + 5) % 6]) != board.is_occupied(n[(k + 1) % 6])
+}
+
+/// Whether a step from `a` in direction `k` passes the height gate, for any step that starts or
+/// ends above the ground (and also the ground case, where it means "not both occupied").
+#[inline(always)]
+fn gate_ok(board: &Board, a: Cell, k: usize) -> bool {
+    let n = a.neighbors();
+    let level = board.height(a).max(board.height(n[k])) + 1;
+    board.height(n[(k + 5) % 6]) < level || board.height(n[(k + 1) % 6]) < level
+}
+
+/// Whether a climbing step (Beetle-like) from `a` in direction `k` is legal: the height gate,
+/// plus the contact rule when both ends are on the ground.
+#[inline(always)]
+fn climb_ok(board: &Board, a: Cell, k: usize) -> bool {
+    if board.height(a) == 0 && board.height(a.neighbors()[k]) == 0 {
+        slide_ok(board, a, k)
+    } else {
+        gate_ok(board, a, k)
+    }
+}
+
+/// Collects destinations of one piece, each once.
+struct Dests<'a> {
+    piece: Piece,
+    seen: CellSet,
+    out: &'a mut MoveList,
+}
+
+impl Dests<'_> {
+    #[inline(always)]
+    fn add(&mut self, to: Cell) {
+        if self.seen.insert(to) {
+            self.out.push(Move::new(self.piece, to));
+        }
+    }
+}
+
+impl Game {
+    /// Generates every legal move of the side to move into `out` (cleared first). A finished
+    /// game has no moves; `pass` is generated only when nothing else is legal. Each (piece,
+    /// destination) appears once.
+    pub fn generate_moves(&mut self, out: &mut MoveList) {
+        out.clear();
+        if self.state().is_over() {
+            return;
+        }
+        let me = self.side_to_move();
+        self.generate_placements(me, out);
+        if self.queen_placed(me) {
+            self.generate_movements(me, out);
+        }
+        if out.is_empty() {
+            out.push(Move::PASS);
+        }
+    }
+
+    fn generate_placements(&self, me: Color, out: &mut MoveList) {
+        let turn = self.turn_number();
+        let mut pieces = [Piece::from_id(0).unwrap_or_else(|| unreachable!()); 8];
+        let mut n = 0;
+        if turn == 4 && !self.queen_placed(me) {
+            pieces[0] = queen(me);
+            n = 1;
+        } else {
+            for bug in Bug::ALL {
+                if bug == Bug::Queen && turn == 1 {
+                    continue;
+                }
+                if let Some(p) = self.next_in_hand(me, bug) {
+                    pieces[n] = p;
+                    n += 1;
+                }
+            }
+        }
+        if n == 0 {
+            return;
+        }
+        let pieces = &pieces[..n];
+        let board = &self.board;
+        match self.ply() {
+            0 => {
+                for &p in pieces {
+                    out.push(Move::new(p, Cell::ORIGIN));
+                }
+            }
+            1 => {
+                for &c in Cell::ORIGIN.neighbors() {
+                    for &p in pieces {
+                        out.push(Move::new(p, c));
+                    }
+                }
+            }
+            _ => {
+                let mut seen = CellSet::new();
+                let mut own = board.color_mask(me);
+                while own != 0 {
+                    let id = own.trailing_zeros() as usize;
+                    own &= own - 1;
+                    let piece = Piece::from_id(id).unwrap_or_else(|| unreachable!());
+                    if !board.is_top(piece) {
+                        continue;
+                    }
+                    let at = board.position(piece).unwrap_or_else(|| unreachable!());
+                    for &c in at.neighbors() {
+                        if board.is_occupied(c) || !seen.insert(c) {
+                            continue;
+                        }
+                        let touches_enemy = c
+                            .neighbors()
+                            .iter()
+                            .any(|&x| board.top(x).is_some_and(|t| t.color() != me));
+                        if !touches_enemy {
+                            for &p in pieces {
+                                out.push(Move::new(p, c));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn generate_movements(&mut self, me: Color, out: &mut MoveList) {
+        let pinned = pinned_mask(&self.board);
+        let frozen_mask = self.frozen.map_or(0, |p| 1u32 << p.id());
+
+        // Pillbug throws first, so that a piece's own moves skip those destinations.
+        let mut throws = [(0u8, Cell::ORIGIN); 64];
+        let mut nthrows = 0;
+        if self.game_type().has(Bug::Pillbug) {
+            nthrows = self.collect_throws(me, pinned | frozen_mask, &mut throws);
+        }
+        let throws = &throws[..nthrows];
+
+        let mut own = self.board.color_mask(me) & !frozen_mask;
+        while own != 0 {
+            let id = own.trailing_zeros() as usize;
+            own &= own - 1;
+            let piece = Piece::from_id(id).unwrap_or_else(|| unreachable!());
+            if !self.board.is_top(piece) {
+                continue;
+            }
+            let at = self.board.position(piece).unwrap_or_else(|| unreachable!());
+            let elevated = self.board.height(at) > 1;
+            if !elevated && pinned & (1 << id) != 0 {
+                continue;
+            }
+            let mut dests = Dests {
+                piece,
+                seen: CellSet::new(),
+                out: &mut *out,
+            };
+            dests.seen.insert(at);
+            for &(t, c) in throws {
+                if t as usize == id {
+                    dests.seen.insert(c);
+                }
+            }
+            self.board.lift(at);
+            if elevated {
+                beetle_moves(&self.board, at, &mut dests);
+            } else {
+                match piece.bug() {
+                    Bug::Queen | Bug::Pillbug => step_moves(&self.board, at, &mut dests),
+                    Bug::Beetle => beetle_moves(&self.board, at, &mut dests),
+                    Bug::Grasshopper => grasshopper_moves(&self.board, at, &mut dests),
+                    Bug::Spider => spider_moves(&self.board, at, &mut dests),
+                    Bug::Ant => ant_moves(&self.board, at, &mut dests),
+                    Bug::Ladybug => ladybug_moves(&self.board, at, &mut dests),
+                    Bug::Mosquito => mosquito_moves(&self.board, at, &mut dests),
+                }
+            }
+            self.board.unlift(at);
+        }
+        for &(t, c) in throws {
+            let piece = Piece::from_id(t as usize).unwrap_or_else(|| unreachable!());
+            out.push(Move::new(piece, c));
+        }
+    }
+
+    /// Finds every Pillbug throw available to `me` (by a Pillbug, or a Mosquito next to one),
+    /// each (piece, destination) once. `blocked` holds the pieces that may not be thrown
+    /// (pinned or frozen) and the frozen piece, which may not throw either.
+    fn collect_throws(&mut self, me: Color, blocked: u32, throws: &mut [(u8, Cell); 64]) -> usize {
+        let mut n = 0;
+        let users = [
+            Piece::new(me, Bug::Pillbug, 1),
+            Piece::new(me, Bug::Mosquito, 1),
+        ];
+        for user in users.into_iter().flatten() {
+            let Some(p) = self.board.position(user) else {
+                continue;
+            };
+            if !self.game_type().has(user.bug())
+                || self.frozen == Some(user)
+                || self.board.height(p) != 1
+            {
+                continue;
+            }
+            let pn = *p.neighbors();
+            if user.bug() == Bug::Mosquito
+                && !pn
+                    .iter()
+                    .any(|&c| self.board.top(c).is_some_and(|t| t.bug() == Bug::Pillbug))
+            {
+                continue;
+            }
+            for (k, &from) in pn.iter().enumerate() {
+                if self.board.height(from) != 1 {
+                    continue;
+                }
+                let target = self.board.top_id(from);
+                if blocked & (1 << target) != 0 {
+                    continue;
+                }
+                self.board.lift(from);
+                // Up from `from` onto the user: the step from `from` towards `p`.
+                let up = (k + 3) % 6;
+                if gate_ok(&self.board, from, up) {
+                    for (j, &to) in pn.iter().enumerate() {
+                        if to == from || self.board.is_occupied(to) || !gate_ok(&self.board, p, j) {
+                            continue;
+                        }
+                        if !throws[..n].contains(&(target, to)) && n < throws.len() {
+                            throws[n] = (target, to);
+                            n += 1;
+                        }
+                    }
+                }
+                self.board.unlift(from);
+            }
+        }
+        n
+    }
+}
+
+/// One slide (Queen, Pillbug).
+#[inline]
+fn step_moves(board: &Board, at: Cell, d: &mut Dests) {
+    let n = at.neighbors();
+    for (k, &b) in n.iter().enumerate() {
+        if !board.is_occupied(b) && slide_ok(board, at, k) {
+            d.add(b);
+        }
+    }
+}
+
+/// One step in any direction, onto or off the hive (Beetle, Mosquito as Beetle).
+#[inline]
+fn beetle_moves(board: &Board, at: Cell, d: &mut Dests) {
+    for k in 0..6 {
+        if climb_ok(board, at, k) {
+            d.add(at.neighbors()[k]);
+        }
+    }
+}
+
+#[inline]
+fn grasshopper_moves(board: &Board, at: Cell, d: &mut Dests) {
+    for k in 0..6 {
+        let mut c = at.neighbors()[k];
+        if !board.is_occupied(c) {
+            continue;
+        }
+        while board.is_occupied(c) {
+            c = c.neighbors()[k];
+        }
+        d.add(c);
+    }
+}
+
+fn spider_moves(board: &Board, at: Cell, d: &mut Dests) {
+    let n0 = at.neighbors();
+    for k0 in 0..6 {
+        let c1 = n0[k0];
+        if board.is_occupied(c1) || !slide_ok(board, at, k0) {
+            continue;
+        }
+        let n1 = c1.neighbors();
+        for k1 in 0..6 {
+            let c2 = n1[k1];
+            if c2 == at || board.is_occupied(c2) || !slide_ok(board, c1, k1) {
+                continue;
+            }
+            let n2 = c2.neighbors();
+            for k2 in 0..6 {
+                let c3 = n2[k2];
+                if c3 == c1 || c3 == at || board.is_occupied(c3) || !slide_ok(board, c2, k2) {
+                    continue;
+                }
+                d.add(c3);
+            }
+        }
+    }
+}
+
+fn ant_moves(board: &Board, at: Cell, d: &mut Dests) {
+    // Its own visited set: cells already reached by another way of moving (a Mosquito's other
+    // bugs, a Pillbug throw) must still be walked through.
+    let mut visited = CellSet::new();
+    visited.insert(at);
+    let mut stack = [Cell::ORIGIN; 256];
+    let mut len = 1;
+    stack[0] = at;
+    while len > 0 {
+        len -= 1;
+        let a = stack[len];
+        let n = a.neighbors();
+        for k in 0..6 {
+            let b = n[k];
+            if board.is_occupied(b) || !slide_ok(board, a, k) || !visited.insert(b) {
+                continue;
+            }
+            d.add(b);
+            if len < stack.len() {
+                stack[len] = b;
+                len += 1;
+            }
+        }
+    }
+}
+
+fn ladybug_moves(board: &Board, at: Cell, d: &mut Dests) {
+    let n0 = at.neighbors();
+    for k0 in 0..6 {
+        let c1 = n0[k0];
+        if !board.is_occupied(c1) || !gate_ok(board, at, k0) {
+            continue;
+        }
+        let n1 = c1.neighbors();
+        for k1 in 0..6 {
+            let c2 = n1[k1];
+            if !board.is_occupied(c2) || !gate_ok(board, c1, k1) {
+                continue;
+            }
+            let n2 = c2.neighbors();
+            for k2 in 0..6 {
+                let c3 = n2[k2];
+                if board.is_occupied(c3) || !gate_ok(board, c2, k2) {
+                    continue;
+                }
+                d.add(c3);
+            }
+        }
+    }
+}
+
+/// A Mosquito on the ground moves as every non-Mosquito bug on top of a neighbouring cell.
+fn mosquito_moves(board: &Board, at: Cell, d: &mut Dests) {
+    let mut bugs = 0u8;
+    for &c in at.neighbors() {
+        if let Some(t) = board.top(c) {
+            bugs |= 1 << t.bug() as u8;
+        }
+    }
+    bugs &= !(1 << Bug::Mosquito as u8);
+    if bugs & (1 << Bug::Beetle as u8) != 0 {
+        beetle_moves(board, at, d);
+    } else if bugs & (1 << Bug::Queen as u8 | 1 << Bug::Pillbug as u8) != 0 {
+        // A Beetle's steps include every slide, so only without one do slides add anything.
+        step_moves(board, at, d);
+    }
+    if bugs & (1 << Bug::Ant as u8) != 0 {
+        ant_moves(board, at, d);
+    } else if bugs & (1 << Bug::Spider as u8) != 0 {
+        // Every Spider destination is an Ant destination too.
+        spider_moves(board, at, d);
+    }
+    if bugs & (1 << Bug::Grasshopper as u8) != 0 {
+        grasshopper_moves(board, at, d);
+    }
+    if bugs & (1 << Bug::Ladybug as u8) != 0 {
+        ladybug_moves(board, at, d);
+    }
+}
+
+/// Mask (by id of the top piece) of the cells whose emptying would split the hive: the
+/// articulation points of the graph of occupied cells, found by one depth-first pass.
+pub(crate) fn pinned_mask(board: &Board) -> u32 {
+    let any = board.on_board_mask();
+    if any == 0 {
+        return 0;
+    }
+    let Some(root) = Piece::from_id(any.trailing_zeros() as usize).and_then(|p| board.position(p))
+    else {
+        return 0;
+    };
+    let mut ctx = Tarjan {
+        board,
+        disc: [0; PIECE_COUNT],
+        time: 0,
+        pinned: 0,
+    };
+    ctx.visit(root, None);
+    ctx.pinned
+}
+
+struct Tarjan<'a> {
+    board: &'a Board,
+    disc: [u8; PIECE_COUNT],
+    time: u8,
+    pinned: u32,
+}
+
+impl Tarjan<'_> {
+    fn visit(&mut self, cell: Cell, parent: Option<Cell>) -> u8 {
+        let id = self.board.top_id(cell) as usize;
+        self.time += 1;
+        self.disc[id] = self.time;
+        let mut low = self.time;
+        let mut children = 0;
+        for &c in cell.neighbors() {
+            let cid = self.board.top_id(c) as usize;
+            if cid >= PIECE_COUNT || Some(c) == parent {
+                continue;
+            }
+            if self.disc[cid] == 0 {
+                children += 1;
+                let child_low = self.visit(c, Some(cell));
+                low = low.min(child_low);
+                if parent.is_some() && child_low >= self.disc[id] {
+                    self.pinned |= 1 << id;
+                }
+            } else {
+                low = low.min(self.disc[cid]);
+            }
+        }
+        if parent.is_none() && children > 1 {
+            self.pinned |= 1 << id;
+        }
+        low
+    }
+}

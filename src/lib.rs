@@ -1,0 +1,5 @@
+//! waggle: a Hive engine. The rules live in [`core`], UHP text in [`notation`], the protocol
+//! server in [`uhp`].
+
+pub mod core;
+pub mod notation;

@@ -1,0 +1,1 @@
+//! Tools around UHP engines.
