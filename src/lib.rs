@@ -3,3 +3,4 @@
 
 pub mod core;
 pub mod notation;
+pub mod search;
