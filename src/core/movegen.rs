@@ -40,14 +40,59 @@ fn climb_ok(board: &Board, a: Cell, k: usize) -> bool {
     }
 }
 
-/// Collects destinations of one piece, each once.
-struct Dests<'a> {
-    piece: Piece,
-    seen: CellSet,
-    out: &'a mut MoveList,
+/// Where generated moves go: a list, or just a count (perft's last ply).
+pub(crate) trait MoveSink {
+    /// Takes one move.
+    fn push(&mut self, m: Move);
+    /// Takes the placement of each of `pieces` on `cell`.
+    fn push_placements(&mut self, pieces: &[Piece], cell: Cell);
+    /// Whether nothing has been taken.
+    fn is_empty(&self) -> bool;
 }
 
-impl Dests<'_> {
+impl MoveSink for MoveList {
+    #[inline(always)]
+    fn push(&mut self, m: Move) {
+        MoveList::push(self, m);
+    }
+    #[inline(always)]
+    fn push_placements(&mut self, pieces: &[Piece], cell: Cell) {
+        for &p in pieces {
+            MoveList::push(self, Move::new(p, cell));
+        }
+    }
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        MoveList::is_empty(self)
+    }
+}
+
+/// Counts moves without storing them.
+pub(crate) struct MoveCount(pub usize);
+
+impl MoveSink for MoveCount {
+    #[inline(always)]
+    fn push(&mut self, _: Move) {
+        self.0 += 1;
+    }
+    #[inline(always)]
+    fn push_placements(&mut self, pieces: &[Piece], _: Cell) {
+        self.0 += pieces.len();
+    }
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// Collects destinations of one piece, each once.
+struct Dests<'a, S: MoveSink> {
+    piece: Piece,
+    seen: CellSet,
+    out: &'a mut S,
+}
+
+impl<S: MoveSink> Dests<'_, S> {
     #[inline(always)]
     fn add(&mut self, to: Cell) {
         if self.seen.insert(to) {
@@ -62,6 +107,17 @@ impl Game {
     /// destination) appears once.
     pub fn generate_moves(&mut self, out: &mut MoveList) {
         out.clear();
+        self.generate_into(out);
+    }
+
+    /// The number of legal moves here; the same as generating them and taking the length.
+    pub fn count_moves(&mut self) -> usize {
+        let mut count = MoveCount(0);
+        self.generate_into(&mut count);
+        count.0
+    }
+
+    fn generate_into<S: MoveSink>(&mut self, out: &mut S) {
         if self.state().is_over() {
             return;
         }
@@ -75,7 +131,7 @@ impl Game {
         }
     }
 
-    fn generate_placements(&self, me: Color, out: &mut MoveList) {
+    fn generate_placements<S: MoveSink>(&mut self, me: Color, out: &mut S) {
         let turn = self.turn_number();
         let mut pieces = [Piece::from_id(0).unwrap_or_else(|| unreachable!()); 8];
         let mut n = 0;
@@ -97,22 +153,17 @@ impl Game {
             return;
         }
         let pieces = &pieces[..n];
+        let stamp = self.next_stamp();
         let board = &self.board;
         match self.ply() {
-            0 => {
-                for &p in pieces {
-                    out.push(Move::new(p, Cell::ORIGIN));
-                }
-            }
+            0 => out.push_placements(pieces, Cell::ORIGIN),
             1 => {
                 for &c in Cell::ORIGIN.neighbors() {
-                    for &p in pieces {
-                        out.push(Move::new(p, c));
-                    }
+                    out.push_placements(pieces, c);
                 }
             }
             _ => {
-                let mut seen = CellSet::new();
+                // Each free cell next to a friendly top piece and no enemy one, once.
                 let mut own = board.color_mask(me);
                 while own != 0 {
                     let id = own.trailing_zeros() as usize;
@@ -123,17 +174,12 @@ impl Game {
                     }
                     let at = board.position(piece).unwrap_or_else(|| unreachable!());
                     for &c in at.neighbors() {
-                        if board.is_occupied(c) || !seen.insert(c) {
+                        if board.is_occupied(c) || self.marks[c.index()] == stamp {
                             continue;
                         }
-                        let touches_enemy = c
-                            .neighbors()
-                            .iter()
-                            .any(|&x| board.top(x).is_some_and(|t| t.color() != me));
-                        if !touches_enemy {
-                            for &p in pieces {
-                                out.push(Move::new(p, c));
-                            }
+                        self.marks[c.index()] = stamp;
+                        if !board.touches_color(c, me.opponent()) {
+                            out.push_placements(pieces, c);
                         }
                     }
                 }
@@ -141,7 +187,18 @@ impl Game {
         }
     }
 
-    fn generate_movements(&mut self, me: Color, out: &mut MoveList) {
+    /// A fresh value for `marks`: cells marked with it are those seen in this pass.
+    #[inline(always)]
+    fn next_stamp(&mut self) -> u16 {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.marks.fill(0);
+            self.stamp = 1;
+        }
+        self.stamp
+    }
+
+    fn generate_movements<S: MoveSink>(&mut self, me: Color, out: &mut S) {
         let pinned = pinned_mask(&self.board);
         let frozen_mask = self.frozen.map_or(0, |p| 1u32 << p.id());
 
@@ -257,7 +314,7 @@ impl Game {
 
 /// One slide (Queen, Pillbug).
 #[inline]
-fn step_moves(board: &Board, at: Cell, d: &mut Dests) {
+fn step_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     let n = at.neighbors();
     for (k, &b) in n.iter().enumerate() {
         if !board.is_occupied(b) && slide_ok(board, at, k) {
@@ -268,7 +325,7 @@ fn step_moves(board: &Board, at: Cell, d: &mut Dests) {
 
 /// One step in any direction, onto or off the hive (Beetle, Mosquito as Beetle).
 #[inline]
-fn beetle_moves(board: &Board, at: Cell, d: &mut Dests) {
+fn beetle_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     for k in 0..6 {
         if climb_ok(board, at, k) {
             d.add(at.neighbors()[k]);
@@ -277,7 +334,7 @@ fn beetle_moves(board: &Board, at: Cell, d: &mut Dests) {
 }
 
 #[inline]
-fn grasshopper_moves(board: &Board, at: Cell, d: &mut Dests) {
+fn grasshopper_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     for k in 0..6 {
         let mut c = at.neighbors()[k];
         if !board.is_occupied(c) {
@@ -290,7 +347,7 @@ fn grasshopper_moves(board: &Board, at: Cell, d: &mut Dests) {
     }
 }
 
-fn spider_moves(board: &Board, at: Cell, d: &mut Dests) {
+fn spider_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     let n0 = at.neighbors();
     for k0 in 0..6 {
         let c1 = n0[k0];
@@ -315,7 +372,7 @@ fn spider_moves(board: &Board, at: Cell, d: &mut Dests) {
     }
 }
 
-fn ant_moves(board: &Board, at: Cell, d: &mut Dests) {
+fn ant_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     // Its own visited set: cells already reached by another way of moving (a Mosquito's other
     // bugs, a Pillbug throw) must still be walked through.
     let mut visited = CellSet::new();
@@ -341,7 +398,7 @@ fn ant_moves(board: &Board, at: Cell, d: &mut Dests) {
     }
 }
 
-fn ladybug_moves(board: &Board, at: Cell, d: &mut Dests) {
+fn ladybug_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     let n0 = at.neighbors();
     for k0 in 0..6 {
         let c1 = n0[k0];
@@ -367,7 +424,7 @@ fn ladybug_moves(board: &Board, at: Cell, d: &mut Dests) {
 }
 
 /// A Mosquito on the ground moves as every non-Mosquito bug on top of a neighbouring cell.
-fn mosquito_moves(board: &Board, at: Cell, d: &mut Dests) {
+fn mosquito_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     let mut bugs = 0u8;
     for &c in at.neighbors() {
         if let Some(t) = board.top(c) {
