@@ -1,6 +1,6 @@
 //! Command-line interface: no subcommand runs the UHP engine; subcommands are tools.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use std::io::Write;
 use std::time::Instant;
@@ -41,7 +41,7 @@ enum Command {
 pub fn run() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
-        None => bail!("the UHP engine is not built yet"),
+        None => waggle::uhp::run_stdio().context("UHP engine input/output failed"),
         Some(Command::Perft {
             game,
             depth,
