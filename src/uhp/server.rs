@@ -280,8 +280,9 @@ impl<W: Write> Server<W> {
         };
         if n > game.ply() {
             return Err(err(format!(
-                "Unable to undo {n} moves: only {} have been played.",
-                game.ply()
+                "Unable to undo {}: only {} played so far.",
+                count(n, "move"),
+                count(game.ply(), "move")
             )));
         }
         for _ in 0..n {
@@ -396,6 +397,15 @@ fn replay(game: &Game, repetition_draw: bool) -> Game {
         fresh.play_unchecked(m);
     }
     fresh
+}
+
+/// `1 move`, `2 moves`.
+fn count(n: u32, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 fn info_lines() -> Vec<String> {
