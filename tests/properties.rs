@@ -33,9 +33,8 @@ fn hive_is_connected(game: &Game) -> bool {
 
 /// Only Beetles and Mosquitoes ever stand above the ground.
 fn stacks_are_plausible(game: &Game) -> bool {
-    waggle::core::Piece::all().all(|p| {
-        game.board().below(p).is_none() || matches!(p.bug(), Bug::Beetle | Bug::Mosquito)
-    })
+    waggle::core::Piece::all()
+        .all(|p| game.board().below(p).is_none() || matches!(p.bug(), Bug::Beetle | Bug::Mosquito))
 }
 
 /// Checks every invariant at the current position, then plays a random legal move. Returns
@@ -51,7 +50,12 @@ fn check_and_step(game: &mut Game, rng: &mut StdRng, list: &mut MoveList) -> boo
     }
     // Distinct (piece, destination) pairs.
     let distinct: HashSet<Move> = list.iter().copied().collect();
-    assert_eq!(distinct.len(), list.len(), "duplicate move in {}", game_string(game));
+    assert_eq!(
+        distinct.len(),
+        list.len(),
+        "duplicate move in {}",
+        game_string(game)
+    );
     // Pass only when nothing else is legal.
     if list.contains(&Move::PASS) {
         assert_eq!(list.len(), 1, "pass offered with other moves");
@@ -59,7 +63,12 @@ fn check_and_step(game: &mut Game, rng: &mut StdRng, list: &mut MoveList) -> boo
     for &m in list.iter() {
         // Notation round trip: print, parse back, same move.
         let text = format_move(game, m);
-        assert_eq!(parse_move(game, &text), Ok(m), "{text} in {}", game_string(game));
+        assert_eq!(
+            parse_move(game, &text),
+            Ok(m),
+            "{text} in {}",
+            game_string(game)
+        );
         // Undo restores everything.
         let before = game.clone();
         game.play_unchecked(m);

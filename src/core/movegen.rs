@@ -4,6 +4,9 @@
 //! looks for destinations, so every slide and gate test sees the hive without the mover. The
 //! one-hive rule comes from a single articulation-point pass per position.
 
+// Loops over direction indices use the index for the gate cells as well as the neighbour.
+#![allow(clippy::needless_range_loop)]
+
 use super::board::Board;
 use super::cell_set::CellSet;
 use super::game::{Game, queen};
@@ -199,14 +202,14 @@ impl Game {
     }
 
     fn generate_movements<S: MoveSink>(&mut self, me: Color, out: &mut S) {
-        let pinned = pinned_mask(&self.board);
+        let mut pins = Pins::default();
         let frozen_mask = self.frozen.map_or(0, |p| 1u32 << p.id());
 
         // Pillbug throws first, so that a piece's own moves skip those destinations.
         let mut throws = [(0u8, Cell::ORIGIN); 64];
         let mut nthrows = 0;
         if self.game_type().has(Bug::Pillbug) {
-            nthrows = self.collect_throws(me, pinned | frozen_mask, &mut throws);
+            nthrows = self.collect_throws(me, frozen_mask, &mut pins, &mut throws);
         }
         let throws = &throws[..nthrows];
 
@@ -220,7 +223,7 @@ impl Game {
             }
             let at = self.board.position(piece).unwrap_or_else(|| unreachable!());
             let elevated = self.board.height(at) > 1;
-            if !elevated && pinned & (1 << id) != 0 {
+            if !elevated && pins.is_pinned(&self.board, at, id) {
                 continue;
             }
             let mut dests = Dests {
@@ -257,9 +260,15 @@ impl Game {
     }
 
     /// Finds every Pillbug throw available to `me` (by a Pillbug, or a Mosquito next to one),
-    /// each (piece, destination) once. `blocked` holds the pieces that may not be thrown
-    /// (pinned or frozen) and the frozen piece, which may not throw either.
-    fn collect_throws(&mut self, me: Color, blocked: u32, throws: &mut [(u8, Cell); 64]) -> usize {
+    /// each (piece, destination) once. `frozen` holds the piece that may neither be thrown nor
+    /// throw; pinned pieces may not be thrown either.
+    fn collect_throws(
+        &mut self,
+        me: Color,
+        frozen: u32,
+        pins: &mut Pins,
+        throws: &mut [(u8, Cell); 64],
+    ) -> usize {
         let mut n = 0;
         let users = [
             Piece::new(me, Bug::Pillbug, 1),
@@ -288,7 +297,8 @@ impl Game {
                     continue;
                 }
                 let target = self.board.top_id(from);
-                if blocked & (1 << target) != 0 {
+                if frozen & (1 << target) != 0 || pins.is_pinned(&self.board, from, target as usize)
+                {
                     continue;
                 }
                 self.board.lift(from);
@@ -449,6 +459,51 @@ fn mosquito_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     }
     if bugs & (1 << Bug::Ladybug as u8) != 0 {
         ladybug_moves(board, at, d);
+    }
+}
+
+/// Number of separate runs of occupied cells around a cell, by the 6-bit occupancy of its
+/// neighbours (bit k = direction k). With at most one run, the neighbours stay connected to each
+/// other around the cell, so lifting it cannot split the hive.
+const ARCS: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut m = 0;
+    while m < 64 {
+        let mut runs = 0;
+        let mut k = 0;
+        while k < 6 {
+            if m >> k & 1 == 1 && m >> ((k + 5) % 6) & 1 == 0 {
+                runs += 1;
+            }
+            k += 1;
+        }
+        t[m] = runs;
+        m += 1;
+    }
+    t
+};
+
+/// The one-hive test for ground pieces, computed lazily: most pieces are settled by the
+/// neighbour runs alone, and the full articulation-point pass runs at most once per position.
+#[derive(Default)]
+struct Pins {
+    mask: Option<u32>,
+}
+
+impl Pins {
+    /// Whether lifting the piece `id` standing alone in `at` would split the hive.
+    #[inline(always)]
+    fn is_pinned(&mut self, board: &Board, at: Cell, id: usize) -> bool {
+        let n = at.neighbors();
+        let mut occ = 0usize;
+        for (k, &c) in n.iter().enumerate() {
+            occ |= (board.is_occupied(c) as usize) << k;
+        }
+        if ARCS[occ] <= 1 {
+            return false;
+        }
+        let mask = *self.mask.get_or_insert_with(|| pinned_mask(board));
+        mask & (1 << id) != 0
     }
 }
 
