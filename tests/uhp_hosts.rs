@@ -60,7 +60,7 @@ fn mzinga_viewer_session() {
         let fields: Vec<&str> = line.split(';').collect();
         assert!(fields.len() >= 4, "{line}");
         let back = engine.ask(&format!("options set {} {}", fields[0], fields[2]));
-        assert_eq!(back, [line.clone()]);
+        assert_eq!(back, std::slice::from_ref(line));
     }
     assert_eq!(
         engine.ask("options set ReportIntermediateBestMoves True"),

@@ -237,6 +237,7 @@ impl<W: Write> Server<W> {
             stop,
         } = self;
         let game = game.as_ref().ok_or_else(|| err(NO_GAME))?;
+        let stop: &AtomicBool = stop;
         let report_on = settings.report_intermediate;
         let mut write_error = None;
         let chosen = engine.search(game, &limits, stop, &mut |info| {
@@ -245,6 +246,8 @@ impl<W: Write> Server<W> {
                 && let Some(line) = info_line(game, info)
                 && let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush())
             {
+                // Nobody reads the answer any more: end the search early.
+                stop.store(true, Ordering::SeqCst);
                 write_error = Some(e);
             }
         });

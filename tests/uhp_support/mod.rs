@@ -5,7 +5,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver};
 use std::thread;
 use std::time::{Duration, Instant};
 use waggle::notation::{parse_game_string, parse_move};
@@ -75,10 +75,7 @@ impl Engine {
 
     /// The next output line and when it arrived; `None` on time-out or end of output.
     pub fn line(&self, timeout: Duration) -> Option<(String, Instant)> {
-        match self.lines.recv_timeout(timeout) {
-            Ok(x) => Some(x),
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
-        }
+        self.lines.recv_timeout(timeout).ok()
     }
 
     /// The lines of one reply, up to and including `ok`, and when the `ok` arrived. Panics if
