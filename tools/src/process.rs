@@ -229,7 +229,7 @@ impl UhpProcess {
             last_command: "(start-up)".into(),
             info: Vec::new(),
         };
-        process.info = process.read_reply(Instant::now() + timeout)?;
+        process.info = process.read_reply(deadline_after(Instant::now(), timeout))?;
         Ok(process)
     }
 
@@ -288,7 +288,7 @@ impl UhpProcess {
     /// Sends `command` and reads its reply, allowing `timeout` for it.
     pub fn command(&mut self, command: &str, timeout: Duration) -> Result<Vec<String>, UhpError> {
         self.send(command)?;
-        self.read_reply(Instant::now() + timeout)
+        self.read_reply(deadline_after(Instant::now(), timeout))
     }
 
     /// The last command sent, the last lines the engine wrote to standard output and standard
@@ -395,6 +395,14 @@ fn spawn_line_reader(source: impl Read + Send + 'static, sink: LineSink) {
             }
         }
     });
+}
+
+/// `start + wait`, or a time far in the future when that cannot be represented.
+pub fn deadline_after(start: Instant, wait: Duration) -> Instant {
+    start
+        .checked_add(wait)
+        .or_else(|| start.checked_add(Duration::from_secs(u64::from(u32::MAX))))
+        .unwrap_or(start)
 }
 
 /// Formats a duration as UHP's `hh:mm:ss`, with milliseconds (`hh:mm:ss.mmm`) when it has

@@ -4,21 +4,26 @@
 //! All Elo figures use the logistic model: a player `d` Elo stronger is expected to score
 //! `1 / (1 + 10^(-d/400))` per game.
 //!
-//! The SPRT is the generalised SPRT with the normal approximation of the log-likelihood ratio
-//! (the form used by fishtest): for `N` independent outcomes with sample mean `m` and sample
-//! variance `v`, testing the expected score `s0` (from `elo0`) against `s1` (from `elo1`),
+//! The SPRT is the generalised SPRT (GSPRT) of the multinomial outcome model. Outcomes `x_i`
+//! (scores per game) were seen `n_i` times, `N` in all, `p_i = n_i / N`. For an expected
+//! score `s`, the most likely outcome distribution with mean `s` is
+//! `q_i(s) = p_i / (1 + l (x_i - s))`, where `l` solves `sum_i p_i (x_i - s) / (1 + l (x_i - s)) = 0`
+//! (found by bisection; the left side decreases in `l`). The log-likelihood ratio of H1 (score
+//! `s1`, from `elo1`) against H0 (`s0`, from `elo0`) is
 //!
 //! ```text
-//! LLR = N * (s1 - s0) * (2m - s0 - s1) / (2v)
+//! LLR = sum_i n_i ln(q_i(s1) / q_i(s0))
 //! ```
 //!
 //! In the pentanomial model an outcome is a game pair (the same opening played with both
-//! colours), scored 0, 1/4, 1/2, 3/4 or 1; in the trinomial model it is a single game, scored
-//! 0, 1/2 or 1. Pairs absorb the opening's bias, so the pentanomial model is the default. An
-//! outcome class never seen is counted as 0.001 (regularisation), so that a one-sided sample
-//! has a finite, non-zero variance. The test stops when the LLR leaves
+//! colours), scored 0, 1/4, 1/2, 3/4 or 1 per game; in the trinomial model it is a single
+//! game, scored 0, 1/2 or 1. Pairs absorb the opening's bias, so the pentanomial model is the
+//! default. An outcome class never seen is counted as 0.001 (regularisation: the constrained
+//! distributions need some mass on both sides of `s`). The test stops when the LLR leaves
 //! `[ln(beta/(1-alpha)), ln((1-beta)/alpha)]`: above, H1 (`elo >= elo1`) is accepted; below,
-//! H0 (`elo <= elo0`).
+//! H0 (`elo <= elo0`). For large samples this agrees with the usual normal approximation
+//! `N (s1 - s0)(2m - s0 - s1) / (2 v)` (mean `m`, variance `v`), but unlike it, it stays sound
+//! for small or one-sided samples: a won pair adds about `ln(s1/s0)`, as in the classical SPRT.
 
 use std::fmt;
 
@@ -336,26 +341,58 @@ pub enum SprtDecision {
     Continue,
 }
 
-/// The log-likelihood ratio of H1 against H0 for an outcome distribution given as (score per
-/// game, count), in the normal approximation described in the module documentation; 0
-/// without outcomes.
+/// The `l` of the most likely distribution with mean `mu` (see the module documentation), for
+/// outcomes given as (score, probability); `None` unless outcomes lie on both sides of `mu`.
+fn constrained_lambda(p: &[(f64, f64)], mu: f64) -> Option<f64> {
+    let present = || p.iter().filter(|&&(_, q)| q > 0.0).map(|&(x, _)| x - mu);
+    let dmax = present().fold(f64::NEG_INFINITY, f64::max);
+    let dmin = present().fold(f64::INFINITY, f64::min);
+    if !(dmax > 0.0 && dmin < 0.0) {
+        return None;
+    }
+    // Every 1 + l d stays positive for l in (-1/dmax, -1/dmin); the sum falls from +inf to
+    // -inf across that interval.
+    let f = |l: f64| {
+        p.iter()
+            .map(|&(x, q)| q * (x - mu) / (1.0 + l * (x - mu)))
+            .sum::<f64>()
+    };
+    let (mut lo, mut hi) = (-1.0 / dmax, -1.0 / dmin);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if f(mid) > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some(0.5 * (lo + hi))
+}
+
+/// The generalised log-likelihood ratio of H1 against H0 for an outcome distribution given as
+/// (score per game, count), as described in the module documentation; 0 without outcomes.
 pub fn llr(outcomes: &[(f64, f64)], params: &SprtParams) -> f64 {
     if outcomes.iter().all(|&(_, c)| c <= 0.0) {
         return 0.0;
     }
-    let regularised: Vec<(f64, f64)> = outcomes
+    let counts: Vec<(f64, f64)> = outcomes
         .iter()
         .map(|&(x, c)| (x, c.max(REGULARISATION)))
         .collect();
-    let Some((n, mean, var)) = mean_and_variance(&regularised) else {
-        return 0.0;
-    };
-    if var <= 0.0 {
-        return 0.0;
-    }
+    let n: f64 = counts.iter().map(|&(_, c)| c).sum();
+    let p: Vec<(f64, f64)> = counts.iter().map(|&(x, c)| (x, c / n)).collect();
     let s0 = expected_score(params.elo0);
     let s1 = expected_score(params.elo1);
-    n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
+    let (Some(l0), Some(l1)) = (constrained_lambda(&p, s0), constrained_lambda(&p, s1)) else {
+        return 0.0;
+    };
+    counts
+        .iter()
+        .map(|&(x, c)| c * ((1.0 + l0 * (x - s0)).ln() - (1.0 + l1 * (x - s1)).ln()))
+        .sum()
 }
 
 #[cfg(test)]
@@ -384,11 +421,20 @@ mod tests {
     //       n = sum(c for x, c in outs); m = sum(x * c for x, c in outs) / n
     //       v = sum(c * (x - m) ** 2 for x, c in outs) / n; se = math.sqrt(v / n)
     //       return elo(m), elo(m - Z * se), elo(m + Z * se)
-    //   def llr(outs, e0, e1):
-    //       n = sum(c for x, c in outs); m = sum(x * c for x, c in outs) / n
-    //       v = sum(c * (x - m) ** 2 for x, c in outs) / n
+    //   def llr(counts, xs, e0, e1, eps=1e-3):  # GSPRT, counts per outcome score xs
+    //       c = [max(x, eps) for x in counts]; n = sum(c); p = [w / n for w in c]
+    //       def lam(mu):  # bisection for sum p*d/(1+l*d) = 0, d = x - mu
+    //           d = [x - mu for x in xs]; lo, hi = -1 / max(d), -1 / min(d)
+    //           f = lambda b: sum(pi * di / (1 + b * di) for pi, di in zip(p, d))
+    //           for _ in range(200):
+    //               mid = (lo + hi) / 2
+    //               if f(mid) > 0: lo = mid
+    //               else: hi = mid
+    //           return (lo + hi) / 2, d
     //       s0, s1 = (1 / (1 + 10 ** (-e / 400)) for e in (e0, e1))
-    //       return n * (s1 - s0) * (2 * m - s0 - s1) / (2 * v)
+    //       (b0, d0), (b1, d1) = lam(s0), lam(s1)
+    //       return sum(w * (math.log(1 + b0 * a) - math.log(1 + b1 * b))
+    //                  for w, a, b in zip(c, d0, d1))
 
     #[test]
     fn elo_and_interval_for_a_known_trinomial_result() {
@@ -470,30 +516,38 @@ mod tests {
     #[test]
     fn sprt_llr_for_known_cases() {
         let p = SprtParams::parse("elo0=0,elo1=10,alpha=0.05,beta=0.05").unwrap();
-        // Pentanomial [10, 40, 100, 45, 15]: N = 210 pairs, mean 108.75/210 = 0.5178571,
-        // variance 0.0547406, s0 = 0.5, s1 = 0.5143871841659987.
-        // Python llr(...) = 0.5885549525042805: no decision yet.
+        // Pentanomial [10, 40, 100, 45, 15] (210 pairs, mean score 0.5178571):
+        // Python llr([10, 40, 100, 45, 15], [0, .25, .5, .75, 1], 0, 10) = 0.5878033970061558,
+        // no decision yet (the normal approximation gives 0.58855 here).
         let v = llr(&Pentanomial([10, 40, 100, 45, 15]).outcomes(), &p);
-        assert!(close(v, 0.588_554_952_504_280_5, 1e-9), "LLR {v}");
+        assert!(close(v, 0.587_803_397_006_155_8, 1e-9), "LLR {v}");
         assert_eq!(p.decide(v), SprtDecision::Continue);
-        // Trinomial W=1200 D=600 L=1000: N = 2800, mean 0.5357143, variance 0.1951531.
-        // Python: 5.887332301497004, above the upper bound 2.944.
+        // Trinomial W=1200 D=600 L=1000: Python llr([1000, 600, 1200], [0, .5, 1], 0, 10)
+        // = 5.852325142768998, above the upper bound 2.944.
         let v = llr(&trinomial_outcomes(&Wdl::new(1200, 600, 1000)), &p);
-        assert!(close(v, 5.887_332_301_497_004, 1e-9), "LLR {v}");
+        assert!(close(v, 5.852_325_142_768_998, 1e-9), "LLR {v}");
         assert_eq!(p.decide(v), SprtDecision::AcceptH1);
-        // The mirror result: Python -8.857180621565726, below the lower bound.
+        // The mirror result: Python -8.798799152302006, below the lower bound.
         let v = llr(&trinomial_outcomes(&Wdl::new(1000, 600, 1200)), &p);
-        assert!(close(v, -8.857_180_621_565_726, 1e-9), "LLR {v}");
+        assert!(close(v, -8.798_799_152_302_006, 1e-9), "LLR {v}");
         assert_eq!(p.decide(v), SprtDecision::AcceptH0);
         assert_eq!(llr(&Pentanomial::default().outcomes(), &p), 0.0);
     }
 
     #[test]
-    fn one_sided_samples_are_regularised() {
+    fn one_sided_samples_are_regularised_and_weigh_like_the_classical_sprt() {
         let p = SprtParams::parse("elo0=0,elo1=10").unwrap();
-        // Only won pairs: every other class counts 0.001, so the variance is small and the
-        // LLR large and positive; only lost pairs: large and negative.
-        assert!(llr(&Pentanomial([0, 0, 0, 0, 20]).outcomes(), &p) > p.upper_bound());
-        assert!(llr(&Pentanomial([20, 0, 0, 0, 0]).outcomes(), &p) < p.lower_bound());
+        // Only won pairs: every other class counts 0.001. Each pair adds about
+        // ln(s1/s0) = ln(0.51439/0.5) = 0.02837, so 20 pairs are far from a decision
+        // (Python: 0.5674190961773042) and 120 cross the upper bound (3.4042351118859626).
+        let v = llr(&Pentanomial([0, 0, 0, 0, 20]).outcomes(), &p);
+        assert!(close(v, 0.567_419_096_177_304_2, 1e-9), "LLR {v}");
+        let v = llr(&Pentanomial([0, 0, 0, 0, 120]).outcomes(), &p);
+        assert!(close(v, 3.404_235_111_885_962_6, 1e-9), "LLR {v}");
+        assert_eq!(p.decide(v), SprtDecision::AcceptH1);
+        // Only lost pairs: Python gives -3.211670619260071 for 110.
+        let v = llr(&Pentanomial([110, 0, 0, 0, 0]).outcomes(), &p);
+        assert!(close(v, -3.211_670_619_260_071, 1e-9), "LLR {v}");
+        assert_eq!(p.decide(v), SprtDecision::AcceptH0);
     }
 }

@@ -13,7 +13,7 @@
 //! for its next game). A flag fall on a game clock also loses, without a restart.
 
 use super::super::openings::Opening;
-use crate::process::{EngineSpec, UhpError, UhpProcess, failure_line, uhp_time};
+use crate::process::{EngineSpec, UhpError, UhpProcess, deadline_after, failure_line, uhp_time};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use waggle::core::{Color, Game, GameState};
@@ -45,8 +45,7 @@ impl Limit {
             t.trim()
                 .parse::<f64>()
                 .ok()
-                .filter(|v| v.is_finite() && *v >= 0.0)
-                .map(Duration::from_secs_f64)
+                .and_then(|v| Duration::try_from_secs_f64(v).ok())
         };
         let (base, increment) = (secs(base)?, secs(inc)?);
         (!base.is_zero()).then_some(Limit::Clock { base, increment })
@@ -67,7 +66,7 @@ impl Limit {
 /// The time asked of an engine with `remaining` on its clock: a 25th of it plus the
 /// increment, but never more than half of it.
 pub fn clock_slice(remaining: Duration, increment: Duration) -> Duration {
-    (remaining / 25 + increment).min(remaining / 2)
+    (remaining / 25).saturating_add(increment).min(remaining / 2)
 }
 
 /// Everything that governs a game besides the players and the opening.
@@ -347,20 +346,25 @@ fn run(
         }
         let side = game.side_to_move();
         let (ask, wait) = match settings.limit {
-            Limit::MoveTime(t) => (format!("bestmove time {}", uhp_time(t)), t + settings.grace),
+            Limit::MoveTime(t) => (
+                format!("bestmove time {}", uhp_time(t)),
+                t.saturating_add(settings.grace),
+            ),
             Limit::Depth(d) => (format!("bestmove depth {d}"), settings.depth_timeout),
             Limit::Clock { increment, .. } => {
                 let left = clocks[side as usize];
                 let slice = clock_slice(left, increment);
                 (
                     format!("bestmove time {}", uhp_time(slice)),
-                    left + settings.grace,
+                    left.saturating_add(settings.grace),
                 )
             }
         };
         let p = &mut *procs[side as usize];
         let started = Instant::now();
-        let reply = p.send(&ask).and_then(|_| p.read_reply(started + wait));
+        let reply = p
+            .send(&ask)
+            .and_then(|_| p.read_reply(deadline_after(started, wait)));
         let used = started.elapsed();
         let reply = match reply {
             Ok(r) => r,
@@ -385,7 +389,7 @@ fn run(
                 );
                 return Some(Err(fail(side, FailureKind::FlagFall, detail, p)));
             }
-            *clock = *clock - used + increment;
+            *clock = (*clock - used).saturating_add(increment);
         }
         let m = match parse_move(game, &text) {
             Ok(m) => m,

@@ -249,18 +249,17 @@ impl Tally {
         }
         if let Some(sprt) = sprt {
             let v = self.sprt_llr(sprt);
+            let a = self.engines.first().map_or("", String::as_str);
+            let b = self.engines.get(1).map_or("", String::as_str);
+            let (e0, e1) = (sprt.params.elo0, sprt.params.elo1);
             let verdict = match sprt.params.decide(v) {
-                SprtDecision::AcceptH1 => format!(
-                    "H1 accepted: {} is stronger than {} by at least {} Elo",
-                    self.engines.first().map_or("", String::as_str),
-                    self.engines.get(1).map_or("", String::as_str),
-                    sprt.params.elo1
-                ),
+                SprtDecision::AcceptH1 => {
+                    format!(
+                        "H1 accepted: {a} is stronger than {b} (elo1={e1} rather than elo0={e0})"
+                    )
+                }
                 SprtDecision::AcceptH0 => format!(
-                    "H0 accepted: {} is not stronger than {} by more than {} Elo",
-                    self.engines.first().map_or("", String::as_str),
-                    self.engines.get(1).map_or("", String::as_str),
-                    sprt.params.elo0
+                    "H0 accepted: {a} is not stronger than {b} (elo0={e0} rather than elo1={e1})"
                 ),
                 SprtDecision::Continue => "no bound crossed".to_string(),
             };
@@ -451,7 +450,8 @@ mod tests {
         };
         let mut t = Tally::new(vec!["a".into(), "b".into()], Mode::Gauntlet);
         assert_eq!(t.sprt_decision(&sprt), SprtDecision::Continue);
-        for i in 0..40 {
+        // 120 pairs won by `a`: the LLR is 3.40 (see the stats tests), above 2.94.
+        for i in 0..240 {
             let (w, b) = if i % 2 == 0 { ("a", "b") } else { ("b", "a") };
             let result = if w == "a" {
                 GameState::WhiteWins
@@ -459,6 +459,10 @@ mod tests {
                 GameState::BlackWins
             };
             t.add(&rec(i, w, b, result, "queen-surrounded"));
+            if i == 39 {
+                // 20 pairs are not enough.
+                assert_eq!(t.sprt_decision(&sprt), SprtDecision::Continue);
+            }
         }
         assert_eq!(t.sprt_decision(&sprt), SprtDecision::AcceptH1);
         assert!(t.report(Some(&sprt)).contains("H1 accepted"));

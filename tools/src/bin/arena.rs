@@ -168,8 +168,10 @@ fn play(a: PlayArgs) -> Result<()> {
         .collect::<Result<Vec<_>, _>>()?;
     dedup_names(&mut engines);
     let limit = match (a.move_time, a.depth, &a.clock) {
-        (Some(t), _, _) if t > 0.0 && t.is_finite() => Limit::MoveTime(Duration::from_secs_f64(t)),
-        (Some(t), _, _) => bail!("--move-time {t}: must be a positive number of seconds"),
+        (Some(t), _, _) => match Duration::try_from_secs_f64(t) {
+            Ok(d) if !d.is_zero() => Limit::MoveTime(d),
+            _ => bail!("--move-time {t}: must be a positive number of seconds"),
+        },
         (_, Some(d), _) => Limit::Depth(d),
         (_, _, Some(c)) => Limit::parse_clock(c)
             .with_context(|| format!("--clock '{c}': expected BASE+INC in seconds"))?,
