@@ -327,6 +327,16 @@ impl<W: Write> Server<W> {
         }
     }
 
+    /// Sets option `name` to `value` as `options set` does, without replying; the error is the
+    /// message `options set` would print. For start-up settings from the command line.
+    pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let id = OptionId::find(name).ok_or_else(|| format!("unknown option '{name}'"))?;
+        let mut settings = self.settings.clone();
+        id.set(value, &mut settings)?;
+        self.apply_settings(settings);
+        Ok(())
+    }
+
     fn apply_settings(&mut self, settings: Settings) {
         if settings.engine != self.settings.engine {
             self.engine.set_options(settings.engine.clone());

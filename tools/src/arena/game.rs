@@ -66,7 +66,9 @@ impl Limit {
 /// The time asked of an engine with `remaining` on its clock: a 25th of it plus the
 /// increment, but never more than half of it.
 pub fn clock_slice(remaining: Duration, increment: Duration) -> Duration {
-    (remaining / 25).saturating_add(increment).min(remaining / 2)
+    (remaining / 25)
+        .saturating_add(increment)
+        .min(remaining / 2)
 }
 
 /// Everything that governs a game besides the players and the opening.
