@@ -2,5 +2,6 @@
 //! server in [`uhp`].
 
 pub mod core;
+pub mod eval;
 pub mod notation;
 pub mod search;

@@ -1,0 +1,551 @@
+//! Static evaluation: how good a position is for the side to move, from Hive knowledge.
+//!
+//! The score is a sum of named terms, each computed for both colours and taken as "side to move
+//! minus opponent". Every weight lives in [`EvalWeights`] so that it can be tuned in one place.
+//! [`evaluate`] is the fast path used by the search; [`breakdown`] returns the same terms by
+//! name (for the UHP `eval` command and for tuning).
+//!
+//! Mobility is the expensive part of a Hive evaluation: generating every move of both sides at
+//! every leaf costs several times more than the rest of the search. Instead a cheap proxy is
+//! used: one articulation-point pass finds the pinned pieces, and for each remaining piece a
+//! six-bit mask of its occupied neighbours says whether (and in how many directions) it can
+//! leave its cell. That is exact for "can this piece move at all" in nearly every position and
+//! measures the local freedom of sliders; see [`EvalWeights::reach`].
+
+use crate::core::game::queen;
+use crate::core::hex::Cell;
+use crate::core::movegen::pinned_mask;
+use crate::core::{Board, Bug, Color, Game, GameState, Piece};
+
+/// The score of a win found at the root; a win `p` plies from the root scores `WIN - p`, so that
+/// a faster win scores higher and a slower loss (`-(WIN - p)`) scores higher than a faster one.
+pub const WIN: i32 = 1_000_000;
+
+/// Every evaluation lies in `-MAX_EVAL..=MAX_EVAL`, far below any win score.
+pub const MAX_EVAL: i32 = 100_000;
+
+/// Scores at or beyond this (in absolute value) are wins or losses, not evaluations.
+pub const WIN_THRESHOLD: i32 = WIN - 10_000;
+
+/// Tunable weights of the evaluation, in centi-pieces (about 100 for a freely moving Ant).
+/// Arrays indexed by bug follow the order of [`Bug::ALL`]: Queen, Spider, Beetle, Grasshopper,
+/// Ant, Mosquito, Ladybug, Pillbug.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EvalWeights {
+    /// Penalty for a colour's own queen, by the number of occupied cells around it (0..=5; six
+    /// is a lost game and never evaluated).
+    pub queen_ring: [i32; 6],
+    /// Extra penalty for each enemy piece next to one's own queen.
+    pub queen_enemy: i32,
+    /// Extra penalty for each piece next to one's own queen that cannot move away (pinned,
+    /// covered or walled in), since that pressure is lasting.
+    pub queen_stuck: i32,
+    /// Bonus when one's own queen can move.
+    pub queen_mobile: i32,
+    /// Penalty when one's own queen is covered by a piece on top of it.
+    pub queen_covered: i32,
+    /// Bonus for each piece able to move, by bug, at the start of the game (phase 0).
+    pub movable_opening: [i32; 8],
+    /// Bonus for each piece able to move, by bug, once every piece is on the board (phase 1).
+    pub movable_endgame: [i32; 8],
+    /// Bonus for each direction in which a movable piece can leave its cell, by bug (a cheap
+    /// measure of reach: slides out for walkers, pieces to jump over or climb for the others).
+    pub reach: [i32; 8],
+    /// Penalty for each piece that may not move because it holds the hive together, by bug.
+    pub pinned: [i32; 8],
+    /// Penalty for each piece with another piece on top of it, by bug.
+    pub covered: [i32; 8],
+    /// Value of each piece still in hand, by bug, at the start of the game.
+    pub in_hand_opening: [i32; 8],
+    /// Value of each piece still in hand, by bug, late in the game.
+    pub in_hand_endgame: [i32; 8],
+    /// Bonus for a Beetle (or Mosquito) of one's own on top of the enemy queen.
+    pub beetle_on_queen: i32,
+    /// Bonus for a Beetle (or Mosquito on the hive) of one's own next to the enemy queen, able
+    /// to climb onto it.
+    pub beetle_near_queen: i32,
+    /// Bonus for a Pillbug (or a Mosquito next to a Pillbug) of one's own next to one's own
+    /// movable queen, which it can throw out of danger.
+    pub pillbug_defense: i32,
+    /// Bonus for a Pillbug (or a Mosquito next to a Pillbug) of one's own next to the enemy
+    /// queen, which it can throw or feed pieces next to.
+    pub pillbug_attack: i32,
+    /// Bonus for having the move.
+    pub tempo: i32,
+}
+
+impl Default for EvalWeights {
+    fn default() -> Self {
+        EvalWeights {
+            queen_ring: [0, 12, 30, 60, 110, 190],
+            queen_enemy: 8,
+            queen_stuck: 14,
+            queen_mobile: 12,
+            queen_covered: 60,
+            //                Q   S   B   G   A   M   L   P
+            movable_opening: [10, 14, 22, 16, 34, 26, 22, 14],
+            movable_endgame: [16, 18, 34, 22, 46, 40, 30, 20],
+            reach: [3, 1, 1, 2, 2, 2, 1, 2],
+            pinned: [0, 2, 4, 2, 6, 6, 3, 2],
+            covered: [0, 4, 8, 4, 10, 10, 6, 6],
+            in_hand_opening: [0, 8, 14, 8, 20, 18, 12, 10],
+            in_hand_endgame: [0, 4, 8, 4, 10, 10, 6, 6],
+            beetle_on_queen: 45,
+            beetle_near_queen: 14,
+            pillbug_defense: 18,
+            pillbug_attack: 10,
+            tempo: 6,
+        }
+    }
+}
+
+/// The named terms of the evaluation, in the order [`breakdown`] reports them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Term {
+    /// Occupied, enemy and stuck cells around one's own queen (a penalty).
+    QueenPressure,
+    /// One's own queen able to move, or covered.
+    QueenSafety,
+    /// Pieces able to move, by bug and game phase.
+    Mobility,
+    /// Directions in which movable pieces can leave their cells.
+    Reach,
+    /// Pinned and covered pieces (a penalty).
+    Immobile,
+    /// Pieces still in hand, by bug and game phase.
+    InHand,
+    /// Beetles on or next to the enemy queen.
+    BeetleAttack,
+    /// Pillbugs (and Mosquitoes acting as Pillbugs) next to either queen.
+    Pillbug,
+    /// Having the move.
+    Tempo,
+}
+
+impl Term {
+    /// Every term, in report order.
+    pub const ALL: [Term; 9] = [
+        Term::QueenPressure,
+        Term::QueenSafety,
+        Term::Mobility,
+        Term::Reach,
+        Term::Immobile,
+        Term::InHand,
+        Term::BeetleAttack,
+        Term::Pillbug,
+        Term::Tempo,
+    ];
+
+    /// A short name for printing.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Term::QueenPressure => "queen_pressure",
+            Term::QueenSafety => "queen_safety",
+            Term::Mobility => "mobility",
+            Term::Reach => "reach",
+            Term::Immobile => "immobile",
+            Term::InHand => "in_hand",
+            Term::BeetleAttack => "beetle_attack",
+            Term::Pillbug => "pillbug",
+            Term::Tempo => "tempo",
+        }
+    }
+}
+
+/// One term of a [`Breakdown`]: its value for each colour (each from that colour's view).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TermValue {
+    /// Which term.
+    pub term: Term,
+    /// White's part.
+    pub white: i32,
+    /// Black's part.
+    pub black: i32,
+}
+
+/// The evaluation of a position, term by term.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Breakdown {
+    /// Every term, in the order of [`Term::ALL`].
+    pub terms: Vec<TermValue>,
+    /// Game phase from 0 (nothing placed) to 256 (every piece on the board).
+    pub phase: i32,
+    /// The side to move, whose view `total` takes.
+    pub side_to_move: Color,
+    /// The score [`evaluate`] returns: side to move minus opponent, clamped; or a win or loss
+    /// score when the game is over.
+    pub total: i32,
+}
+
+/// Score of the position for the side to move. The game should not be over (the search scores
+/// finished games itself); if it is, a win, loss or draw score is returned.
+#[inline]
+pub fn evaluate(game: &Game, w: &EvalWeights) -> i32 {
+    if let Some(s) = final_score(game) {
+        return s;
+    }
+    let mut acc = Sum([0; 2]);
+    accumulate(game, w, &mut acc);
+    let me = game.side_to_move() as usize;
+    (acc.0[me] - acc.0[1 - me]).clamp(-MAX_EVAL, MAX_EVAL)
+}
+
+/// The evaluation of `game` term by term (see [`Breakdown`]).
+pub fn breakdown(game: &Game, w: &EvalWeights) -> Breakdown {
+    let mut acc = ByTerm([[0; 2]; Term::ALL.len()]);
+    accumulate(game, w, &mut acc);
+    let terms = Term::ALL
+        .iter()
+        .map(|&term| TermValue {
+            term,
+            white: acc.0[term as usize][0],
+            black: acc.0[term as usize][1],
+        })
+        .collect();
+    Breakdown {
+        terms,
+        phase: phase(game),
+        side_to_move: game.side_to_move(),
+        total: evaluate(game, w),
+    }
+}
+
+/// The exact score of a finished game for the side to move, as seen at the root (a win is
+/// [`WIN`], a loss `-WIN`, a draw 0); `None` while the game goes on.
+pub fn final_score(game: &Game) -> Option<i32> {
+    let me = game.side_to_move();
+    match game.state() {
+        GameState::Draw => Some(0),
+        GameState::WhiteWins => Some(if me == Color::White { WIN } else { -WIN }),
+        GameState::BlackWins => Some(if me == Color::Black { WIN } else { -WIN }),
+        GameState::NotStarted | GameState::InProgress => None,
+    }
+}
+
+/// Game phase from 0 (nothing placed) to 256 (every piece of the game type on the board).
+pub fn phase(game: &Game) -> i32 {
+    let total: u32 = Bug::ALL
+        .iter()
+        .filter(|&&b| game.game_type().has(b))
+        .map(|&b| 2 * b.count() as u32)
+        .sum();
+    let placed = game.board().on_board_mask().count_ones();
+    (placed * 256 / total.max(1)) as i32
+}
+
+/// Where term values go: a plain sum for the search, or per term for [`breakdown`].
+trait Acc {
+    fn add(&mut self, term: Term, color: Color, value: i32);
+}
+
+struct Sum([i32; 2]);
+
+impl Acc for Sum {
+    #[inline(always)]
+    fn add(&mut self, _term: Term, color: Color, value: i32) {
+        self.0[color as usize] += value;
+    }
+}
+
+struct ByTerm([[i32; 2]; Term::ALL.len()]);
+
+impl Acc for ByTerm {
+    fn add(&mut self, term: Term, color: Color, value: i32) {
+        self.0[term as usize][color as usize] += value;
+    }
+}
+
+/// Six bits, bit `k` set when the neighbour of `cell` in direction `k` is occupied.
+#[inline(always)]
+fn occupied_mask(board: &Board, cell: Cell) -> u32 {
+    let n = cell.neighbors();
+    let mut m = 0;
+    for (k, &c) in n.iter().enumerate() {
+        m |= (board.is_occupied(c) as u32) << k;
+    }
+    m
+}
+
+/// Directions (as six bits) in which a ground piece with occupied neighbours `occ` can slide
+/// out: the target is empty and exactly one of the two cells beside the step is occupied.
+#[inline(always)]
+fn slide_out_mask(occ: u32) -> u32 {
+    let left = ((occ << 1) | (occ >> 5)) & 63; // bit k = neighbour k - 1 occupied
+    let right = ((occ >> 1) | (occ << 5)) & 63; // bit k = neighbour k + 1 occupied
+    !occ & (left ^ right) & 63
+}
+
+#[inline(always)]
+fn is_adjacent(a: Cell, b: Cell) -> bool {
+    a.neighbors().contains(&b)
+}
+
+#[inline(always)]
+fn lerp(opening: i32, endgame: i32, phase: i32) -> i32 {
+    (opening * (256 - phase) + endgame * phase) / 256
+}
+
+fn accumulate<A: Acc>(game: &Game, w: &EvalWeights, acc: &mut A) {
+    let board = game.board();
+    let on_board = board.on_board_mask();
+    let ph = phase(game);
+    let pinned = pinned_mask(board);
+    let queens_placed = [
+        game.queen_placed(Color::White),
+        game.queen_placed(Color::Black),
+    ];
+    let queen_cell = [
+        board.position(queen(Color::White)),
+        board.position(queen(Color::Black)),
+    ];
+
+    // Per piece: movable and reach; mobility, pinned and covered terms.
+    // Bit `id` set when piece `id` could move if its owner were to move.
+    let mut movable_mask = 0u32;
+    let mut pillbug_users = 0u32;
+    let mut mask = on_board;
+    while mask != 0 {
+        let id = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        let Some(piece) = Piece::from_id(id) else {
+            continue;
+        };
+        let color = piece.color();
+        let bug = piece.bug();
+        let Some(at) = board.position(piece) else {
+            continue;
+        };
+        if !board.is_top(piece) {
+            acc.add(Term::Immobile, color, -w.covered[bug as usize]);
+            continue;
+        }
+        let height = board.height(at);
+        let occ = occupied_mask(board, at);
+        if height == 1
+            && (bug == Bug::Pillbug || (bug == Bug::Mosquito && touches(board, at, Bug::Pillbug)))
+        {
+            pillbug_users |= 1 << id;
+        }
+        let is_pinned = height == 1 && pinned & (1 << id) != 0;
+        if is_pinned {
+            acc.add(Term::Immobile, color, -w.pinned[bug as usize]);
+        }
+        if !queens_placed[color as usize] || is_pinned {
+            continue;
+        }
+        let slides = slide_out_mask(occ).count_ones();
+        let climbs = occ.count_ones();
+        let (movable, reach) = if height > 1 {
+            (true, 6)
+        } else {
+            match bug {
+                Bug::Queen | Bug::Spider | Bug::Ant | Bug::Pillbug => (slides > 0, slides),
+                Bug::Beetle => (true, slides + climbs),
+                Bug::Grasshopper | Bug::Ladybug => (true, climbs),
+                Bug::Mosquito => mosquito_mobility(board, at, slides, climbs),
+            }
+        };
+        if movable {
+            movable_mask |= 1 << id;
+            let b = bug as usize;
+            acc.add(
+                Term::Mobility,
+                color,
+                lerp(w.movable_opening[b], w.movable_endgame[b], ph),
+            );
+            acc.add(Term::Reach, color, w.reach[b] * reach as i32);
+        }
+    }
+
+    for color in [Color::White, Color::Black] {
+        let me = color as usize;
+        let enemy = 1 - me;
+
+        // Pieces in hand.
+        let mut hand = 0;
+        for bug in Bug::ALL {
+            if !game.game_type().has(bug) {
+                continue;
+            }
+            let first = me * 14 + bug.first_index() as usize;
+            let all = ((1u32 << bug.count()) - 1) << first;
+            let in_hand = (all & !on_board).count_ones() as i32;
+            let b = bug as usize;
+            hand += in_hand * lerp(w.in_hand_opening[b], w.in_hand_endgame[b], ph);
+        }
+        acc.add(Term::InHand, color, hand);
+
+        // Own queen: pressure and safety.
+        if let Some(q) = queen_cell[me] {
+            let occ = occupied_mask(board, q);
+            let mut enemies = 0;
+            let mut stuck = 0;
+            for &n in q.neighbors() {
+                if let Some(t) = board.top(n) {
+                    if t.color() != color {
+                        enemies += 1;
+                    }
+                    if movable_mask & (1 << t.id()) == 0 {
+                        stuck += 1;
+                    }
+                }
+            }
+            let count = occ.count_ones() as usize;
+            let ring = w.queen_ring[count.min(5)];
+            acc.add(
+                Term::QueenPressure,
+                color,
+                -(ring + enemies * w.queen_enemy + stuck * w.queen_stuck),
+            );
+            let qp = queen(color);
+            if !board.is_top(qp) {
+                acc.add(Term::QueenSafety, color, -w.queen_covered);
+            } else if movable_mask & (1 << qp.id()) != 0 {
+                acc.add(Term::QueenSafety, color, w.queen_mobile);
+            }
+        }
+
+        // Beetles on or next to the enemy queen.
+        if let Some(eq) = queen_cell[enemy] {
+            let mut beetles = 0;
+            for bug in [Bug::Beetle, Bug::Mosquito] {
+                for n in 1..=bug.count() {
+                    let Some(b) = Piece::new(color, bug, n) else {
+                        continue;
+                    };
+                    let Some(at) = board.position(b) else {
+                        continue;
+                    };
+                    if !board.is_top(b) || (bug == Bug::Mosquito && board.height(at) == 1) {
+                        continue;
+                    }
+                    if at == eq {
+                        beetles += w.beetle_on_queen;
+                    } else if is_adjacent(at, eq) {
+                        beetles += w.beetle_near_queen;
+                    }
+                }
+            }
+            acc.add(Term::BeetleAttack, color, beetles);
+        }
+    }
+
+    // Pillbugs and Mosquitoes acting as Pillbugs, next to either queen.
+    let mut users = pillbug_users;
+    while users != 0 {
+        let id = users.trailing_zeros() as usize;
+        users &= users - 1;
+        let Some(p) = Piece::from_id(id) else {
+            continue;
+        };
+        let Some(at) = board.position(p) else {
+            continue;
+        };
+        let color = p.color();
+        let me = color as usize;
+        let mut v = 0;
+        if let Some(q) = queen_cell[me] {
+            let qp = queen(color);
+            let free_cells = 6 - occupied_mask(board, at).count_ones();
+            if is_adjacent(at, q)
+                && board.is_top(qp)
+                && board.height(q) == 1
+                && pinned & (1 << qp.id()) == 0
+                && free_cells > 0
+            {
+                v += w.pillbug_defense;
+            }
+        }
+        if let Some(eq) = queen_cell[1 - me]
+            && is_adjacent(at, eq)
+        {
+            v += w.pillbug_attack;
+        }
+        acc.add(Term::Pillbug, color, v);
+    }
+
+    acc.add(Term::Tempo, game.side_to_move(), w.tempo);
+}
+
+/// Whether a top piece of `bug` stands next to `at`.
+#[inline(always)]
+fn touches(board: &Board, at: Cell, bug: Bug) -> bool {
+    at.neighbors()
+        .iter()
+        .any(|&c| board.top(c).is_some_and(|t| t.bug() == bug))
+}
+
+/// Movable and reach for a Mosquito on the ground, which moves as the bugs it touches.
+fn mosquito_mobility(board: &Board, at: Cell, slides: u32, climbs: u32) -> (bool, u32) {
+    let mut bugs = 0u32;
+    for &c in at.neighbors() {
+        if let Some(t) = board.top(c) {
+            bugs |= 1 << t.bug() as u32;
+        }
+    }
+    let has = |b: Bug| bugs & (1 << b as u32) != 0;
+    if has(Bug::Beetle) {
+        (true, slides + climbs)
+    } else if has(Bug::Grasshopper) || has(Bug::Ladybug) {
+        (true, climbs.max(slides))
+    } else if has(Bug::Ant) || has(Bug::Spider) || has(Bug::Queen) || has(Bug::Pillbug) {
+        (slides > 0, slides)
+    } else {
+        (false, 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::parse_game_string;
+
+    fn game(s: &str) -> Game {
+        parse_game_string(s, true).expect("valid game string")
+    }
+
+    #[test]
+    fn slide_out_mask_matches_the_slide_rule() {
+        for occ in 0u32..64 {
+            let m = slide_out_mask(occ);
+            for k in 0..6 {
+                let expect = occ & (1 << k) == 0
+                    && ((occ >> ((k + 5) % 6)) & 1) != ((occ >> ((k + 1) % 6)) & 1);
+                assert_eq!(m >> k & 1 == 1, expect, "occ={occ:06b} k={k}");
+            }
+        }
+    }
+
+    #[test]
+    fn start_is_symmetric_and_breakdown_sums_to_total() {
+        let w = EvalWeights::default();
+        let g = game("Base;NotStarted;White[1]");
+        assert_eq!(evaluate(&g, &w), w.tempo);
+        let g = game("Base+MLP;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-");
+        let b = breakdown(&g, &w);
+        let sum: i32 = b.terms.iter().map(|t| t.white - t.black).sum();
+        assert_eq!(b.total, sum);
+        assert_eq!(b.total, evaluate(&g, &w));
+    }
+
+    #[test]
+    fn pressure_on_a_queen_is_bad_for_its_owner() {
+        let w = EvalWeights::default();
+        // Black's queen has three white pieces next to it; White's has one neighbour.
+        let g = game(
+            "Base;InProgress;White[5];wS1;bQ wS1-;wQ -wS1;bA1 bQ-;wA1 wS1\\;bA2 bA1/;wA1 bQ\\;bA2 bA1\\",
+        );
+        let b = breakdown(&g, &w);
+        let qp = b.terms[Term::QueenPressure as usize];
+        assert!(qp.black < qp.white, "{b:?}");
+    }
+
+    #[test]
+    fn finished_games_score_beyond_every_evaluation() {
+        let g = game(
+            "Base;InProgress;White[14];wS1;bS1 wS1-;wQ \\wS1;bQ bS1/;wB1 /wS1;bB1 bS1\\;wB1 wS1;bB1 bS1;wB1 wQ;bB1 -bQ;wS1 bQ\\;bS1 -wB1;wS1 bS1\\;bA1 bQ-;wS1 bQ\\;bA1 bS1\\;wS1 bA1\\;bA2 \\bQ;wS1 -bS1;bA2 \\wB1;wS1 bA2/;bQ bB1/;wB1 bB1;bQ wS1\\;wS1 wB1-;bA3 bA1\\",
+        );
+        assert!(final_score(&g).is_none());
+        assert!(evaluate(&g, &EvalWeights::default()).abs() <= MAX_EVAL);
+    }
+}
