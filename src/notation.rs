@@ -20,6 +20,9 @@ pub enum NotationError {
     MissingReference(Piece),
     /// The first move of a game is the bare piece name.
     FirstMoveHasReference,
+    /// A side mark (`-`, `/`, `\`) names a cell that is occupied; climbing is written by naming
+    /// the piece climbed on, without a mark.
+    SideOfOccupied(Piece),
     /// More words than a MoveString has.
     TooManyWords(String),
     /// Not a GameTypeString.
@@ -61,6 +64,10 @@ impl fmt::Display for NotationError {
             NotationError::FirstMoveHasReference => {
                 write!(f, "the first move of a game is a piece name alone")
             }
+            NotationError::SideOfOccupied(p) => write!(
+                f,
+                "a piece already exists at that position (to climb onto {p}, write it without a mark)"
+            ),
             NotationError::TooManyWords(s) => write!(f, "'{s}' has too many words for a move"),
             NotationError::BadGameType(s) => write!(f, "'{s}' is not a game type"),
             NotationError::BadGameState(s) => write!(f, "'{s}' is not a game state"),
@@ -141,7 +148,16 @@ pub fn parse_move(game: &Game, s: &str) -> Result<Move, NotationError> {
     let at = board
         .position(ref_piece)
         .ok_or(NotationError::ReferenceNotOnBoard(ref_piece))?;
-    Ok(Move::new(piece, dir.map_or(at, |d| at.neighbor(d))))
+    let to = match dir {
+        None => at,
+        Some(d) => at.neighbor(d),
+    };
+    if dir.is_some()
+        && let Some(top) = board.top(to)
+    {
+        return Err(NotationError::SideOfOccupied(top));
+    }
+    Ok(Move::new(piece, to))
 }
 
 /// Splits a direction mark (`-`, `/`, `\`) off the front (`lead`) or back of `s`.

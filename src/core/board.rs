@@ -14,6 +14,9 @@ pub struct Board {
     top: [u8; CELLS],
     /// Number of pieces in each cell.
     height: [u8; CELLS],
+    /// For each cell, how many of its neighbours have a white top piece (low byte) and a black
+    /// one (high byte); kept up to date on every push and pop, so placement tests are one load.
+    adjacent: [u16; CELLS],
     /// Cell of each piece (meaningful only for pieces on the board).
     pos: [Cell; PIECE_COUNT],
     /// The piece directly beneath each piece, `NONE` when it stands on the ground.
@@ -35,6 +38,7 @@ impl Board {
         Board {
             top: [NONE; CELLS],
             height: [0; CELLS],
+            adjacent: [0; CELLS],
             pos: [Cell::ORIGIN; PIECE_COUNT],
             below: [NONE; PIECE_COUNT],
             on_board: 0,
@@ -119,8 +123,10 @@ impl Board {
         let h = self.height[c];
         self.hash ^= zobrist::piece_key(piece, cell, h as u32);
         self.below[piece.id()] = self.top[c];
+        let old = color_unit(self.top[c]);
         self.top[c] = piece.id() as u8;
         self.height[c] = h + 1;
+        self.recolor(cell, old, color_unit(piece.id() as u8));
         self.pos[piece.id()] = cell;
         self.on_board |= 1 << piece.id();
     }
@@ -133,7 +139,9 @@ impl Board {
         debug_assert!(id < PIECE_COUNT);
         let h = self.height[c] - 1;
         self.height[c] = h;
-        self.top[c] = self.below[id];
+        let under = self.below[id];
+        self.top[c] = under;
+        self.recolor(cell, color_unit(id as u8), color_unit(under));
         self.below[id] = NONE;
         self.on_board &= !(1 << id);
         let piece = Piece::from_id(id).unwrap_or_else(|| unreachable!());
@@ -153,6 +161,24 @@ impl Board {
     #[inline(always)]
     pub(crate) fn unlift(&mut self, cell: Cell) {
         self.height[cell.index()] += 1;
+    }
+
+    /// Whether any of the six neighbours of `cell` has a top piece of `color`.
+    #[inline(always)]
+    pub fn touches_color(&self, cell: Cell, color: Color) -> bool {
+        (self.adjacent[cell.index()] >> (8 * color as u16)) & 0xFF != 0
+    }
+
+    /// Updates the neighbour colour counts after the top colour of `cell` changed.
+    #[inline(always)]
+    fn recolor(&mut self, cell: Cell, old: u16, new: u16) {
+        if old != new {
+            let delta = new.wrapping_sub(old);
+            for &n in cell.neighbors() {
+                let a = &mut self.adjacent[n.index()];
+                *a = a.wrapping_add(delta);
+            }
+        }
     }
 
     /// Id of the top piece of `cell` as a raw byte (`u8::MAX` when empty), for hot loops.
@@ -186,6 +212,16 @@ impl Board {
             Color::White => self.on_board & m,
             Color::Black => self.on_board & (m << 14),
         }
+    }
+}
+
+/// The count unit of a top piece's colour in `Board::adjacent` (0 for an empty cell).
+#[inline(always)]
+fn color_unit(top: u8) -> u16 {
+    match top as usize {
+        t if t < PIECE_COUNT / 2 => 1,
+        t if t < PIECE_COUNT => 0x100,
+        _ => 0,
     }
 }
 

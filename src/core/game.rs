@@ -4,7 +4,7 @@
 use super::board::Board;
 use super::error::RuleError;
 use super::game_type::GameType;
-use super::hex::Cell;
+use super::hex::{CELLS, Cell};
 use super::move_list::MoveList;
 use super::mv::Move;
 use super::piece::{Bug, Color, Piece};
@@ -76,6 +76,9 @@ pub struct Game {
     /// Index in `hashes` of the first position after the last placement: no earlier position
     /// can repeat, since pieces never return to the hand.
     last_irreversible: u16,
+    /// Scratch marks for move generation (see `next_stamp`).
+    pub(crate) marks: Box<[u16; CELLS]>,
+    pub(crate) stamp: u16,
 }
 
 impl Game {
@@ -91,6 +94,8 @@ impl Game {
             history: Vec::with_capacity(256),
             hashes: vec![0],
             last_irreversible: 0,
+            marks: Box::new([0; CELLS]),
+            stamp: 0,
         }
     }
 

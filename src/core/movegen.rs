@@ -4,6 +4,9 @@
 //! looks for destinations, so every slide and gate test sees the hive without the mover. The
 //! one-hive rule comes from a single articulation-point pass per position.
 
+// Loops over direction indices use the index for the gate cells as well as the neighbour.
+#![allow(clippy::needless_range_loop)]
+
 use super::board::Board;
 use super::cell_set::CellSet;
 use super::game::{Game, queen};
@@ -40,14 +43,59 @@ fn climb_ok(board: &Board, a: Cell, k: usize) -> bool {
     }
 }
 
-/// Collects destinations of one piece, each once.
-struct Dests<'a> {
-    piece: Piece,
-    seen: CellSet,
-    out: &'a mut MoveList,
+/// Where generated moves go: a list, or just a count (perft's last ply).
+pub(crate) trait MoveSink {
+    /// Takes one move.
+    fn push(&mut self, m: Move);
+    /// Takes the placement of each of `pieces` on `cell`.
+    fn push_placements(&mut self, pieces: &[Piece], cell: Cell);
+    /// Whether nothing has been taken.
+    fn is_empty(&self) -> bool;
 }
 
-impl Dests<'_> {
+impl MoveSink for MoveList {
+    #[inline(always)]
+    fn push(&mut self, m: Move) {
+        MoveList::push(self, m);
+    }
+    #[inline(always)]
+    fn push_placements(&mut self, pieces: &[Piece], cell: Cell) {
+        for &p in pieces {
+            MoveList::push(self, Move::new(p, cell));
+        }
+    }
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        MoveList::is_empty(self)
+    }
+}
+
+/// Counts moves without storing them.
+pub(crate) struct MoveCount(pub usize);
+
+impl MoveSink for MoveCount {
+    #[inline(always)]
+    fn push(&mut self, _: Move) {
+        self.0 += 1;
+    }
+    #[inline(always)]
+    fn push_placements(&mut self, pieces: &[Piece], _: Cell) {
+        self.0 += pieces.len();
+    }
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// Collects destinations of one piece, each once.
+struct Dests<'a, S: MoveSink> {
+    piece: Piece,
+    seen: CellSet,
+    out: &'a mut S,
+}
+
+impl<S: MoveSink> Dests<'_, S> {
     #[inline(always)]
     fn add(&mut self, to: Cell) {
         if self.seen.insert(to) {
@@ -62,6 +110,17 @@ impl Game {
     /// destination) appears once.
     pub fn generate_moves(&mut self, out: &mut MoveList) {
         out.clear();
+        self.generate_into(out);
+    }
+
+    /// The number of legal moves here; the same as generating them and taking the length.
+    pub fn count_moves(&mut self) -> usize {
+        let mut count = MoveCount(0);
+        self.generate_into(&mut count);
+        count.0
+    }
+
+    fn generate_into<S: MoveSink>(&mut self, out: &mut S) {
         if self.state().is_over() {
             return;
         }
@@ -75,7 +134,7 @@ impl Game {
         }
     }
 
-    fn generate_placements(&self, me: Color, out: &mut MoveList) {
+    fn generate_placements<S: MoveSink>(&mut self, me: Color, out: &mut S) {
         let turn = self.turn_number();
         let mut pieces = [Piece::from_id(0).unwrap_or_else(|| unreachable!()); 8];
         let mut n = 0;
@@ -97,22 +156,17 @@ impl Game {
             return;
         }
         let pieces = &pieces[..n];
+        let stamp = self.next_stamp();
         let board = &self.board;
         match self.ply() {
-            0 => {
-                for &p in pieces {
-                    out.push(Move::new(p, Cell::ORIGIN));
-                }
-            }
+            0 => out.push_placements(pieces, Cell::ORIGIN),
             1 => {
                 for &c in Cell::ORIGIN.neighbors() {
-                    for &p in pieces {
-                        out.push(Move::new(p, c));
-                    }
+                    out.push_placements(pieces, c);
                 }
             }
             _ => {
-                let mut seen = CellSet::new();
+                // Each free cell next to a friendly top piece and no enemy one, once.
                 let mut own = board.color_mask(me);
                 while own != 0 {
                     let id = own.trailing_zeros() as usize;
@@ -123,17 +177,12 @@ impl Game {
                     }
                     let at = board.position(piece).unwrap_or_else(|| unreachable!());
                     for &c in at.neighbors() {
-                        if board.is_occupied(c) || !seen.insert(c) {
+                        if board.is_occupied(c) || self.marks[c.index()] == stamp {
                             continue;
                         }
-                        let touches_enemy = c
-                            .neighbors()
-                            .iter()
-                            .any(|&x| board.top(x).is_some_and(|t| t.color() != me));
-                        if !touches_enemy {
-                            for &p in pieces {
-                                out.push(Move::new(p, c));
-                            }
+                        self.marks[c.index()] = stamp;
+                        if !board.touches_color(c, me.opponent()) {
+                            out.push_placements(pieces, c);
                         }
                     }
                 }
@@ -141,15 +190,26 @@ impl Game {
         }
     }
 
-    fn generate_movements(&mut self, me: Color, out: &mut MoveList) {
-        let pinned = pinned_mask(&self.board);
+    /// A fresh value for `marks`: cells marked with it are those seen in this pass.
+    #[inline(always)]
+    fn next_stamp(&mut self) -> u16 {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.marks.fill(0);
+            self.stamp = 1;
+        }
+        self.stamp
+    }
+
+    fn generate_movements<S: MoveSink>(&mut self, me: Color, out: &mut S) {
+        let mut pins = Pins::default();
         let frozen_mask = self.frozen.map_or(0, |p| 1u32 << p.id());
 
         // Pillbug throws first, so that a piece's own moves skip those destinations.
         let mut throws = [(0u8, Cell::ORIGIN); 64];
         let mut nthrows = 0;
         if self.game_type().has(Bug::Pillbug) {
-            nthrows = self.collect_throws(me, pinned | frozen_mask, &mut throws);
+            nthrows = self.collect_throws(me, frozen_mask, &mut pins, &mut throws);
         }
         let throws = &throws[..nthrows];
 
@@ -163,7 +223,7 @@ impl Game {
             }
             let at = self.board.position(piece).unwrap_or_else(|| unreachable!());
             let elevated = self.board.height(at) > 1;
-            if !elevated && pinned & (1 << id) != 0 {
+            if !elevated && pins.is_pinned(&self.board, at, id) {
                 continue;
             }
             let mut dests = Dests {
@@ -200,9 +260,15 @@ impl Game {
     }
 
     /// Finds every Pillbug throw available to `me` (by a Pillbug, or a Mosquito next to one),
-    /// each (piece, destination) once. `blocked` holds the pieces that may not be thrown
-    /// (pinned or frozen) and the frozen piece, which may not throw either.
-    fn collect_throws(&mut self, me: Color, blocked: u32, throws: &mut [(u8, Cell); 64]) -> usize {
+    /// each (piece, destination) once. `frozen` holds the piece that may neither be thrown nor
+    /// throw; pinned pieces may not be thrown either.
+    fn collect_throws(
+        &mut self,
+        me: Color,
+        frozen: u32,
+        pins: &mut Pins,
+        throws: &mut [(u8, Cell); 64],
+    ) -> usize {
         let mut n = 0;
         let users = [
             Piece::new(me, Bug::Pillbug, 1),
@@ -231,7 +297,8 @@ impl Game {
                     continue;
                 }
                 let target = self.board.top_id(from);
-                if blocked & (1 << target) != 0 {
+                if frozen & (1 << target) != 0 || pins.is_pinned(&self.board, from, target as usize)
+                {
                     continue;
                 }
                 self.board.lift(from);
@@ -257,7 +324,7 @@ impl Game {
 
 /// One slide (Queen, Pillbug).
 #[inline]
-fn step_moves(board: &Board, at: Cell, d: &mut Dests) {
+fn step_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     let n = at.neighbors();
     for (k, &b) in n.iter().enumerate() {
         if !board.is_occupied(b) && slide_ok(board, at, k) {
@@ -268,7 +335,7 @@ fn step_moves(board: &Board, at: Cell, d: &mut Dests) {
 
 /// One step in any direction, onto or off the hive (Beetle, Mosquito as Beetle).
 #[inline]
-fn beetle_moves(board: &Board, at: Cell, d: &mut Dests) {
+fn beetle_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     for k in 0..6 {
         if climb_ok(board, at, k) {
             d.add(at.neighbors()[k]);
@@ -277,7 +344,7 @@ fn beetle_moves(board: &Board, at: Cell, d: &mut Dests) {
 }
 
 #[inline]
-fn grasshopper_moves(board: &Board, at: Cell, d: &mut Dests) {
+fn grasshopper_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     for k in 0..6 {
         let mut c = at.neighbors()[k];
         if !board.is_occupied(c) {
@@ -290,7 +357,7 @@ fn grasshopper_moves(board: &Board, at: Cell, d: &mut Dests) {
     }
 }
 
-fn spider_moves(board: &Board, at: Cell, d: &mut Dests) {
+fn spider_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     let n0 = at.neighbors();
     for k0 in 0..6 {
         let c1 = n0[k0];
@@ -315,7 +382,7 @@ fn spider_moves(board: &Board, at: Cell, d: &mut Dests) {
     }
 }
 
-fn ant_moves(board: &Board, at: Cell, d: &mut Dests) {
+fn ant_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     // Its own visited set: cells already reached by another way of moving (a Mosquito's other
     // bugs, a Pillbug throw) must still be walked through.
     let mut visited = CellSet::new();
@@ -341,7 +408,7 @@ fn ant_moves(board: &Board, at: Cell, d: &mut Dests) {
     }
 }
 
-fn ladybug_moves(board: &Board, at: Cell, d: &mut Dests) {
+fn ladybug_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     let n0 = at.neighbors();
     for k0 in 0..6 {
         let c1 = n0[k0];
@@ -367,7 +434,7 @@ fn ladybug_moves(board: &Board, at: Cell, d: &mut Dests) {
 }
 
 /// A Mosquito on the ground moves as every non-Mosquito bug on top of a neighbouring cell.
-fn mosquito_moves(board: &Board, at: Cell, d: &mut Dests) {
+fn mosquito_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     let mut bugs = 0u8;
     for &c in at.neighbors() {
         if let Some(t) = board.top(c) {
@@ -392,6 +459,51 @@ fn mosquito_moves(board: &Board, at: Cell, d: &mut Dests) {
     }
     if bugs & (1 << Bug::Ladybug as u8) != 0 {
         ladybug_moves(board, at, d);
+    }
+}
+
+/// Number of separate runs of occupied cells around a cell, by the 6-bit occupancy of its
+/// neighbours (bit k = direction k). With at most one run, the neighbours stay connected to each
+/// other around the cell, so lifting it cannot split the hive.
+const ARCS: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut m = 0;
+    while m < 64 {
+        let mut runs = 0;
+        let mut k = 0;
+        while k < 6 {
+            if m >> k & 1 == 1 && m >> ((k + 5) % 6) & 1 == 0 {
+                runs += 1;
+            }
+            k += 1;
+        }
+        t[m] = runs;
+        m += 1;
+    }
+    t
+};
+
+/// The one-hive test for ground pieces, computed lazily: most pieces are settled by the
+/// neighbour runs alone, and the full articulation-point pass runs at most once per position.
+#[derive(Default)]
+struct Pins {
+    mask: Option<u32>,
+}
+
+impl Pins {
+    /// Whether lifting the piece `id` standing alone in `at` would split the hive.
+    #[inline(always)]
+    fn is_pinned(&mut self, board: &Board, at: Cell, id: usize) -> bool {
+        let n = at.neighbors();
+        let mut occ = 0usize;
+        for (k, &c) in n.iter().enumerate() {
+            occ |= (board.is_occupied(c) as usize) << k;
+        }
+        if ARCS[occ] <= 1 {
+            return false;
+        }
+        let mask = *self.mask.get_or_insert_with(|| pinned_mask(board));
+        mask & (1 << id) != 0
     }
 }
 

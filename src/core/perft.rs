@@ -16,13 +16,13 @@ fn perft_inner(game: &mut Game, depth: u32, lists: &mut [MoveList]) -> u64 {
     if depth == 0 {
         return 1;
     }
+    if depth == 1 {
+        return game.count_moves() as u64;
+    }
     let Some((list, rest)) = lists.split_first_mut() else {
         return 0;
     };
     game.generate_moves(list);
-    if depth == 1 {
-        return list.len() as u64;
-    }
     let mut total = 0;
     for &m in list.iter() {
         game.play_unchecked(m);

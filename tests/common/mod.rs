@@ -1,0 +1,39 @@
+//! Helpers shared by the integration tests: reading the shared test data.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// Path of a file under `../shared/testdata/` (relative to the project root).
+pub fn shared(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/testdata")
+        .join(rel)
+}
+
+/// A data line: its `#` comment group (the last comment above it) and its tab-separated fields.
+pub struct Row {
+    pub group: String,
+    pub fields: Vec<String>,
+}
+
+/// Reads a Mzinga-style data file: UTF-8 with an optional BOM, `#` comments, TAB-separated.
+pub fn read_rows(rel: &str) -> Vec<Row> {
+    let path = shared(rel);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let mut group = String::new();
+    let mut rows = Vec::new();
+    for line in text.trim_start_matches('\u{feff}').lines() {
+        let line = line.trim_end_matches('\r');
+        if let Some(comment) = line.strip_prefix('#') {
+            group = comment.trim().to_string();
+        } else if !line.trim().is_empty() {
+            rows.push(Row {
+                group: group.clone(),
+                fields: line.split('\t').map(str::to_string).collect(),
+            });
+        }
+    }
+    rows
+}
