@@ -14,8 +14,7 @@
 
 use crate::core::game::queen;
 use crate::core::hex::Cell;
-use crate::core::movegen::pinned_mask;
-use crate::core::{Board, Bug, Color, Game, GameState, Piece};
+use crate::core::{Bug, Color, Game, GameState, Piece};
 
 /// The score of a win found at the root; a win `p` plies from the root scores `WIN - p`, so that
 /// a faster win scores higher and a slower loss (`-(WIN - p)`) scores higher than a faster one.
@@ -224,13 +223,7 @@ pub fn final_score(game: &Game) -> Option<i32> {
 
 /// Game phase from 0 (nothing placed) to 256 (every piece of the game type on the board).
 pub fn phase(game: &Game) -> i32 {
-    let total: u32 = Bug::ALL
-        .iter()
-        .filter(|&&b| game.game_type().has(b))
-        .map(|&b| 2 * b.count() as u32)
-        .sum();
-    let placed = game.board().on_board_mask().count_ones();
-    (placed * 256 / total.max(1)) as i32
+    (game.board().on_board_mask().count_ones() * 256 / total_pieces(game)) as i32
 }
 
 /// Where term values go: a plain sum for the search, or per term for [`breakdown`].
@@ -255,17 +248,6 @@ impl Acc for ByTerm {
     }
 }
 
-/// Six bits, bit `k` set when the neighbour of `cell` in direction `k` is occupied.
-#[inline(always)]
-fn occupied_mask(board: &Board, cell: Cell) -> u32 {
-    let n = cell.neighbors();
-    let mut m = 0;
-    for (k, &c) in n.iter().enumerate() {
-        m |= (board.is_occupied(c) as u32) << k;
-    }
-    m
-}
-
 /// Directions (as six bits) in which a ground piece with occupied neighbours `occ` can slide
 /// out: the target is empty and exactly one of the two cells beside the step is occupied.
 #[inline(always)]
@@ -274,6 +256,49 @@ fn slide_out_mask(occ: u32) -> u32 {
     let right = ((occ >> 1) | (occ << 5)) & 63; // bit k = neighbour k + 1 occupied
     !occ & (left ^ right) & 63
 }
+
+/// Number of set bits of a six-bit mask (a table: the default x86-64 target has no popcount
+/// instruction, and the software one costs more than the lookup).
+const BITS6: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut m = 0;
+    while m < 64 {
+        t[m] = (m as u32).count_ones() as u8;
+        m += 1;
+    }
+    t
+};
+
+/// Number of set bits of a mask known to have few of them.
+#[inline(always)]
+fn sparse_count(mut m: u32) -> i32 {
+    let mut n = 0;
+    while m != 0 {
+        m &= m - 1;
+        n += 1;
+    }
+    n
+}
+
+/// Number of runs of occupied neighbours around a cell, by six-bit occupancy mask. With at most
+/// one run the neighbours stay connected around the cell, so it cannot be pinned.
+const ARCS: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut m = 0;
+    while m < 64 {
+        let mut runs = 0;
+        let mut k = 0;
+        while k < 6 {
+            if m >> k & 1 == 1 && m >> ((k + 5) % 6) & 1 == 0 {
+                runs += 1;
+            }
+            k += 1;
+        }
+        t[m] = runs;
+        m += 1;
+    }
+    t
+};
 
 #[inline(always)]
 fn is_adjacent(a: Cell, b: Cell) -> bool {
@@ -285,24 +310,85 @@ fn lerp(opening: i32, endgame: i32, phase: i32) -> i32 {
     (opening * (256 - phase) + endgame * phase) / 256
 }
 
+/// Ids of the pieces of one colour and bug, as a mask over piece ids.
+#[inline(always)]
+fn bug_mask(color: Color, bug: Bug) -> u32 {
+    ((1u32 << bug.count()) - 1) << (color as usize * 14 + bug.first_index() as usize)
+}
+
+/// The articulation points of the graph whose nodes are the top pieces in `nodes` (one per
+/// occupied cell) and whose edges are `adj` (by piece id): the cells whose emptying would split
+/// the hive. One depth-first pass over bit masks.
+fn articulation_points(adj: &[u32; 28], nodes: u32) -> u32 {
+    struct Dfs<'a> {
+        adj: &'a [u32; 28],
+        disc: [u8; 28],
+        time: u8,
+        cut: u32,
+    }
+    impl Dfs<'_> {
+        fn visit(&mut self, u: usize, parent: usize) -> u8 {
+            self.time += 1;
+            self.disc[u] = self.time;
+            let mut low = self.time;
+            let mut children = 0;
+            let mut m = self.adj[u];
+            while m != 0 {
+                let v = m.trailing_zeros() as usize;
+                m &= m - 1;
+                if v == parent {
+                    continue;
+                }
+                if self.disc[v] == 0 {
+                    children += 1;
+                    let child_low = self.visit(v, u);
+                    low = low.min(child_low);
+                    if parent != usize::MAX && child_low >= self.disc[u] {
+                        self.cut |= 1 << u;
+                    }
+                } else {
+                    low = low.min(self.disc[v]);
+                }
+            }
+            if parent == usize::MAX && children > 1 {
+                self.cut |= 1 << u;
+            }
+            low
+        }
+    }
+    if nodes == 0 {
+        return 0;
+    }
+    let mut dfs = Dfs {
+        adj,
+        disc: [0; 28],
+        time: 0,
+        cut: 0,
+    };
+    dfs.visit(nodes.trailing_zeros() as usize, usize::MAX);
+    dfs.cut
+}
+
+/// Number of pieces in a game of this type (both colours).
+fn total_pieces(game: &Game) -> u32 {
+    let t = game.game_type();
+    22 + 2 * (t.has(Bug::Mosquito) as u32 + t.has(Bug::Ladybug) as u32 + t.has(Bug::Pillbug) as u32)
+}
+
 fn accumulate<A: Acc>(game: &Game, w: &EvalWeights, acc: &mut A) {
     let board = game.board();
     let on_board = board.on_board_mask();
     let ph = phase(game);
-    let pinned = pinned_mask(board);
-    let queens_placed = [
-        game.queen_placed(Color::White),
-        game.queen_placed(Color::Black),
-    ];
-    let queen_cell = [
-        board.position(queen(Color::White)),
-        board.position(queen(Color::Black)),
-    ];
 
-    // Per piece: movable and reach; mobility, pinned and covered terms.
-    // Bit `id` set when piece `id` could move if its owner were to move.
-    let mut movable_mask = 0u32;
-    let mut pillbug_users = 0u32;
+    // One pass over the top pieces: occupied neighbours (six bits) and neighbouring top
+    // pieces (by id).
+    let mut occ = [0u32; 28];
+    let mut adj = [0u32; 28];
+    let mut cell_of = [Cell::ORIGIN; 28];
+    let mut tops = 0u32;
+    let mut ground = 0u32;
+    let mut maybe_pinned = false;
+    let mut covered = on_board;
     let mut mask = on_board;
     while mask != 0 {
         let id = mask.trailing_zeros() as usize;
@@ -310,156 +396,197 @@ fn accumulate<A: Acc>(game: &Game, w: &EvalWeights, acc: &mut A) {
         let Some(piece) = Piece::from_id(id) else {
             continue;
         };
-        let color = piece.color();
-        let bug = piece.bug();
         let Some(at) = board.position(piece) else {
             continue;
         };
-        if !board.is_top(piece) {
-            acc.add(Term::Immobile, color, -w.covered[bug as usize]);
+        if board.top_id(at) as usize != id {
             continue;
         }
-        let height = board.height(at);
-        let occ = occupied_mask(board, at);
-        if height == 1
-            && (bug == Bug::Pillbug || (bug == Bug::Mosquito && touches(board, at, Bug::Pillbug)))
-        {
-            pillbug_users |= 1 << id;
+        covered &= !(1 << id);
+        tops |= 1 << id;
+        cell_of[id] = at;
+        let mut o = 0;
+        let mut a = 0;
+        for (k, &c) in at.neighbors().iter().enumerate() {
+            let t = board.top_id(c) as u32;
+            if t < 28 {
+                o |= 1 << k;
+                a |= 1 << t;
+            }
         }
-        let is_pinned = height == 1 && pinned & (1 << id) != 0;
-        if is_pinned {
-            acc.add(Term::Immobile, color, -w.pinned[bug as usize]);
+        occ[id] = o;
+        adj[id] = a;
+        if board.height(at) == 1 {
+            ground |= 1 << id;
+            maybe_pinned |= ARCS[o as usize] >= 2;
         }
-        if !queens_placed[color as usize] || is_pinned {
+    }
+    let pinned = if maybe_pinned {
+        articulation_points(&adj, tops) & ground
+    } else {
+        0
+    };
+
+    // Covered and pinned pieces.
+    let mut m = covered | pinned;
+    while m != 0 {
+        let id = m.trailing_zeros() as usize;
+        m &= m - 1;
+        if let Some(p) = Piece::from_id(id) {
+            let b = p.bug() as usize;
+            let v = if covered & (1 << id) != 0 {
+                w.covered[b]
+            } else {
+                w.pinned[b]
+            };
+            acc.add(Term::Immobile, p.color(), -v);
+        }
+    }
+
+    // Mobility and reach of the free top pieces whose owner has placed the queen.
+    let white_queen = queen(Color::White);
+    let black_queen = queen(Color::Black);
+    let mut may_move = tops & !pinned;
+    if !board.is_on_board(white_queen) {
+        may_move &= !board.color_mask(Color::White);
+    }
+    if !board.is_on_board(black_queen) {
+        may_move &= !board.color_mask(Color::Black);
+    }
+    let movable_value: [i32; 8] =
+        std::array::from_fn(|b| lerp(w.movable_opening[b], w.movable_endgame[b], ph));
+    let mut movable = 0u32;
+    let mut mask = may_move;
+    while mask != 0 {
+        let id = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        let Some(piece) = Piece::from_id(id) else {
             continue;
-        }
-        let slides = slide_out_mask(occ).count_ones();
-        let climbs = occ.count_ones();
-        let (movable, reach) = if height > 1 {
+        };
+        let o = occ[id];
+        let slides = BITS6[slide_out_mask(o) as usize] as u32;
+        let climbs = BITS6[o as usize] as u32;
+        let bug = piece.bug();
+        let (can, reach) = if ground & (1 << id) == 0 {
             (true, 6)
         } else {
             match bug {
                 Bug::Queen | Bug::Spider | Bug::Ant | Bug::Pillbug => (slides > 0, slides),
                 Bug::Beetle => (true, slides + climbs),
                 Bug::Grasshopper | Bug::Ladybug => (true, climbs),
-                Bug::Mosquito => mosquito_mobility(board, at, slides, climbs),
+                Bug::Mosquito => mosquito_mobility(adj[id], slides, climbs),
             }
         };
-        if movable {
-            movable_mask |= 1 << id;
+        if can {
+            movable |= 1 << id;
             let b = bug as usize;
-            acc.add(
-                Term::Mobility,
-                color,
-                lerp(w.movable_opening[b], w.movable_endgame[b], ph),
-            );
+            let color = piece.color();
+            acc.add(Term::Mobility, color, movable_value[b]);
             acc.add(Term::Reach, color, w.reach[b] * reach as i32);
         }
     }
 
+    let queen_cell = [board.position(white_queen), board.position(black_queen)];
+    let in_hand_value: [i32; 8] =
+        std::array::from_fn(|b| lerp(w.in_hand_opening[b], w.in_hand_endgame[b], ph));
+    let pillbugs = tops
+        & ground
+        & (bug_mask(Color::White, Bug::Pillbug) | bug_mask(Color::Black, Bug::Pillbug));
     for color in [Color::White, Color::Black] {
         let me = color as usize;
-        let enemy = 1 - me;
+        let own_queen = queen(color);
 
         // Pieces in hand.
         let mut hand = 0;
-        for bug in Bug::ALL {
-            if !game.game_type().has(bug) {
-                continue;
+        let mut m = !on_board
+            & if color == Color::White {
+                0x3fff
+            } else {
+                0x3fff << 14
+            };
+        while m != 0 {
+            let id = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if let Some(p) = Piece::from_id(id)
+                && game.game_type().has(p.bug())
+            {
+                hand += in_hand_value[p.bug() as usize];
             }
-            let first = me * 14 + bug.first_index() as usize;
-            let all = ((1u32 << bug.count()) - 1) << first;
-            let in_hand = (all & !on_board).count_ones() as i32;
-            let b = bug as usize;
-            hand += in_hand * lerp(w.in_hand_opening[b], w.in_hand_endgame[b], ph);
         }
         acc.add(Term::InHand, color, hand);
 
         // Own queen: pressure and safety.
         if let Some(q) = queen_cell[me] {
-            let occ = occupied_mask(board, q);
-            let mut enemies = 0;
-            let mut stuck = 0;
-            for &n in q.neighbors() {
-                if let Some(t) = board.top(n) {
-                    if t.color() != color {
-                        enemies += 1;
-                    }
-                    if movable_mask & (1 << t.id()) == 0 {
-                        stuck += 1;
-                    }
-                }
-            }
-            let count = occ.count_ones() as usize;
-            let ring = w.queen_ring[count.min(5)];
+            let top = board.top_id(q) as usize;
+            let around = if top < 28 { adj[top] } else { 0 };
+            let count = if top < 28 {
+                BITS6[occ[top] as usize]
+            } else {
+                0
+            };
+            let enemies = sparse_count(around & board.color_mask(color.opponent()));
+            let stuck = sparse_count(around & !movable);
+            let ring = w.queen_ring[(count as usize).min(5)];
             acc.add(
                 Term::QueenPressure,
                 color,
                 -(ring + enemies * w.queen_enemy + stuck * w.queen_stuck),
             );
-            let qp = queen(color);
-            if !board.is_top(qp) {
+            if top != own_queen.id() {
                 acc.add(Term::QueenSafety, color, -w.queen_covered);
-            } else if movable_mask & (1 << qp.id()) != 0 {
+            } else if movable & (1 << top) != 0 {
                 acc.add(Term::QueenSafety, color, w.queen_mobile);
             }
         }
 
-        // Beetles on or next to the enemy queen.
-        if let Some(eq) = queen_cell[enemy] {
-            let mut beetles = 0;
-            for bug in [Bug::Beetle, Bug::Mosquito] {
-                for n in 1..=bug.count() {
-                    let Some(b) = Piece::new(color, bug, n) else {
-                        continue;
-                    };
-                    let Some(at) = board.position(b) else {
-                        continue;
-                    };
-                    if !board.is_top(b) || (bug == Bug::Mosquito && board.height(at) == 1) {
-                        continue;
-                    }
-                    if at == eq {
-                        beetles += w.beetle_on_queen;
-                    } else if is_adjacent(at, eq) {
-                        beetles += w.beetle_near_queen;
-                    }
+        let enemy_queen = queen_cell[1 - me];
+
+        // Beetles (and Mosquitoes on the hive) on or next to the enemy queen.
+        if let Some(eq) = enemy_queen {
+            let climbers =
+                tops & (bug_mask(color, Bug::Beetle) | (bug_mask(color, Bug::Mosquito) & !ground));
+            let mut v = 0;
+            let mut m = climbers;
+            while m != 0 {
+                let id = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let at = cell_of[id];
+                if at == eq {
+                    v += w.beetle_on_queen;
+                } else if is_adjacent(at, eq) {
+                    v += w.beetle_near_queen;
                 }
             }
-            acc.add(Term::BeetleAttack, color, beetles);
+            acc.add(Term::BeetleAttack, color, v);
         }
-    }
 
-    // Pillbugs and Mosquitoes acting as Pillbugs, next to either queen.
-    let mut users = pillbug_users;
-    while users != 0 {
-        let id = users.trailing_zeros() as usize;
-        users &= users - 1;
-        let Some(p) = Piece::from_id(id) else {
-            continue;
-        };
-        let Some(at) = board.position(p) else {
-            continue;
-        };
-        let color = p.color();
-        let me = color as usize;
+        // Pillbugs, and Mosquitoes next to a Pillbug, next to either queen.
+        let mosquitoes = tops & ground & bug_mask(color, Bug::Mosquito);
+        let mut users = tops & ground & bug_mask(color, Bug::Pillbug);
+        let mut m = mosquitoes;
+        while m != 0 {
+            let id = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if adj[id] & pillbugs != 0 {
+                users |= 1 << id;
+            }
+        }
         let mut v = 0;
-        if let Some(q) = queen_cell[me] {
-            let qp = queen(color);
-            let free_cells = 6 - occupied_mask(board, at).count_ones();
-            if is_adjacent(at, q)
-                && board.is_top(qp)
-                && board.height(q) == 1
-                && pinned & (1 << qp.id()) == 0
-                && free_cells > 0
+        while users != 0 {
+            let id = users.trailing_zeros() as usize;
+            users &= users - 1;
+            let near = adj[id];
+            if near & (1 << own_queen.id()) != 0
+                && ground & !pinned & (1 << own_queen.id()) != 0
+                && occ[id] != 63
             {
                 v += w.pillbug_defense;
             }
-        }
-        if let Some(eq) = queen_cell[1 - me]
-            && is_adjacent(at, eq)
-        {
-            v += w.pillbug_attack;
+            if let Some(eq) = enemy_queen
+                && is_adjacent(cell_of[id], eq)
+            {
+                v += w.pillbug_attack;
+            }
         }
         acc.add(Term::Pillbug, color, v);
     }
@@ -467,20 +594,16 @@ fn accumulate<A: Acc>(game: &Game, w: &EvalWeights, acc: &mut A) {
     acc.add(Term::Tempo, game.side_to_move(), w.tempo);
 }
 
-/// Whether a top piece of `bug` stands next to `at`.
-#[inline(always)]
-fn touches(board: &Board, at: Cell, bug: Bug) -> bool {
-    at.neighbors()
-        .iter()
-        .any(|&c| board.top(c).is_some_and(|t| t.bug() == bug))
-}
-
-/// Movable and reach for a Mosquito on the ground, which moves as the bugs it touches.
-fn mosquito_mobility(board: &Board, at: Cell, slides: u32, climbs: u32) -> (bool, u32) {
+/// Movable and reach for a Mosquito on the ground, which moves as the bugs it touches
+/// (`around`: the ids of the neighbouring top pieces).
+fn mosquito_mobility(around: u32, slides: u32, climbs: u32) -> (bool, u32) {
     let mut bugs = 0u32;
-    for &c in at.neighbors() {
-        if let Some(t) = board.top(c) {
-            bugs |= 1 << t.bug() as u32;
+    let mut m = around;
+    while m != 0 {
+        let id = m.trailing_zeros() as usize;
+        m &= m - 1;
+        if let Some(p) = Piece::from_id(id) {
+            bugs |= 1 << p.bug() as u32;
         }
     }
     let has = |b: Bug| bugs & (1 << b as u32) != 0;

@@ -5,9 +5,8 @@ use super::SearchParams;
 use super::time::{CHECK_INTERVAL, TimeManager};
 use super::tt::{Bound, TranspositionTable};
 use crate::core::game::queen;
-use crate::core::hex::CELLS;
+use crate::core::hex::{CELLS, SIDE};
 use crate::core::move_list::MAX_MOVES;
-use crate::core::piece::PIECE_COUNT;
 use crate::core::{Cell, Game, Move, MoveList, Piece};
 use crate::eval::{self, WIN, WIN_THRESHOLD};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -78,8 +77,8 @@ pub struct Worker {
     pub nodes: u64,
     stack: Vec<Option<Box<PlyData>>>,
     killers: Box<[[Move; 2]; MAX_PLY]>,
-    /// Butterfly history by piece and destination.
-    history: Vec<i32>,
+    /// History by piece kind (colour and bug) and destination.
+    history: Vec<i16>,
     /// Triangular principal-variation table.
     pv: Box<[[Move; MAX_PLY]; MAX_PLY]>,
     pv_len: [usize; MAX_PLY],
@@ -108,7 +107,7 @@ impl Worker {
                 })
                 .collect(),
             killers: Box::new([[Move::PASS; 2]; MAX_PLY]),
-            history: vec![0; PIECE_COUNT * CELLS],
+            history: vec![0; 16 * CELLS],
             pv: Box::new([[Move::PASS; MAX_PLY]; MAX_PLY]),
             pv_len: [0; MAX_PLY],
             reductions,
@@ -233,12 +232,24 @@ impl Worker {
         };
         self.game.generate_moves(&mut data.moves);
         let n = data.moves.len();
-        self.score_moves(&mut data, tt_move, ply);
+        // The table's move (if legal here) goes first; the others are scored only if it does
+        // not cut off.
+        let mut first = 0;
+        if let Some(tm) = tt_move
+            && let Some(pos) = data.moves.as_slice().iter().position(|&m| m == tm)
+        {
+            data.moves.as_mut_slice().swap(0, pos);
+            data.keys[0] = key_of(ORDER_TT, 0);
+            first = 1;
+        }
 
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_move = None;
         for i in 0..n {
+            if i == first {
+                self.score_moves(&mut data, first, ply);
+            }
             let (m, order) = pick(&mut data, i, n);
             self.game.play_unchecked(m);
             let mut score;
@@ -391,7 +402,13 @@ impl Worker {
             return moves.to_vec();
         };
         data.moves.clone_from(moves);
-        self.score_moves(&mut data, tt_move, 0);
+        let mut first = 0;
+        if let Some(pos) = moves.iter().position(|&m| Some(m) == tt_move) {
+            data.moves.as_mut_slice().swap(0, pos);
+            data.keys[0] = key_of(ORDER_TT, 0);
+            first = 1;
+        }
+        self.score_moves(&mut data, first, 0);
         let n = data.moves.len();
         data.keys[..n].sort_unstable_by(|a, b| b.cmp(a));
         let ordered = data.keys[..n]
@@ -402,23 +419,21 @@ impl Worker {
         ordered
     }
 
-    /// Fills the ordering keys of `data.moves`.
-    fn score_moves(&self, data: &mut PlyData, tt_move: Option<Move>, ply: usize) {
+    /// Fills the ordering keys of `data.moves[from..]`.
+    fn score_moves(&self, data: &mut PlyData, from: usize, ply: usize) {
         let me = self.game.side_to_move();
         let board = self.game.board();
         let enemy_q = board.position(queen(me.opponent()));
         let my_queen = queen(me);
         let my_q = board.position(my_queen);
         let killers = self.killers[ply];
-        for (i, &m) in data.moves.as_slice().iter().enumerate() {
-            let score = if Some(m) == tt_move {
-                ORDER_TT
-            } else if let Some(piece) = m.piece() {
+        for (i, &m) in data.moves.as_slice().iter().enumerate().skip(from) {
+            let score = if let Some(piece) = m.piece() {
                 let to = m.to();
                 let from = board.position(piece);
                 // A piece leaving a cell empties it unless it was on top of a stack.
                 let leaves = |c: Cell| from.is_some_and(|f| board.height(f) == 1 && adjacent(f, c));
-                let mut s = self.history[history_index(piece, to)];
+                let mut s = self.history[history_index(piece, to)] as i32;
                 if let Some(eq) = enemy_q {
                     if to == eq {
                         s += ORDER_ON_QUEEN;
@@ -449,9 +464,15 @@ impl Worker {
             } else {
                 0
             };
-            data.keys[i] = ((score as i64 - i32::MIN as i64) as u64) << 32 | (MAX_MOVES - i) as u64;
+            data.keys[i] = key_of(score, i);
         }
     }
+}
+
+/// The sort key of move `index` with ordering score `score`.
+#[inline(always)]
+fn key_of(score: i32, index: usize) -> u64 {
+    ((score as i64 - i32::MIN as i64) as u64) << 32 | (MAX_MOVES - index) as u64
 }
 
 /// Puts the `i`-th best move at position `i` and returns it with its ordering score. The first
@@ -476,23 +497,44 @@ fn pick(data: &mut PlyData, i: usize, n: usize) -> (Move, i32) {
     (data.moves.as_slice()[index], score)
 }
 
+/// Bit `dr * 32 + dq` set when the offset `(dq, dr)` (each modulo the grid side) leads to a
+/// neighbouring cell.
+const NEIGHBOR_OFFSETS: [u64; 16] = {
+    let mut t = [0u64; 16];
+    let offsets = [(1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1)];
+    let mut i = 0;
+    while i < 6 {
+        let (dq, dr) = offsets[i];
+        let key = ((dr & 31) * 32 + (dq & 31)) as usize;
+        t[key / 64] |= 1 << (key % 64);
+        i += 1;
+    }
+    t
+};
+
+/// Whether two cells are neighbours, by table.
 #[inline(always)]
 fn adjacent(a: Cell, b: Cell) -> bool {
-    a.neighbors().contains(&b)
+    let (a, b) = (a.index(), b.index());
+    let dq = (a % SIDE).wrapping_sub(b % SIDE) & (SIDE - 1);
+    let dr = (a / SIDE).wrapping_sub(b / SIDE) & (SIDE - 1);
+    let key = dr * SIDE + dq;
+    NEIGHBOR_OFFSETS[key / 64] >> (key % 64) & 1 != 0
 }
 
 #[inline(always)]
 fn history_index(piece: Piece, to: Cell) -> usize {
-    piece.id() * CELLS + to.index()
+    (piece.color() as usize * 8 + piece.bug() as usize) * CELLS + to.index()
 }
 
 /// History with gravity: values stay within `±HISTORY_MAX`.
-fn update_history(history: &mut [i32], m: Move, bonus: i32) {
+fn update_history(history: &mut [i16], m: Move, bonus: i32) {
     let Some(piece) = m.piece() else {
         return;
     };
     let h = &mut history[history_index(piece, m.to())];
-    *h += bonus - *h * bonus.abs() / HISTORY_MAX;
+    let v = *h as i32;
+    *h = (v + bonus - v * bonus.abs() / HISTORY_MAX) as i16;
 }
 
 /// A score as stored in the table: win scores counted from the node instead of the root.
