@@ -55,7 +55,7 @@ enum Command {
 /// The bench positions: GameStrings, one a line, `#` comments.
 const BENCH_POSITIONS: &str = include_str!("../engine-tests/bench/positions.txt");
 /// Default bench depth.
-const BENCH_DEPTH: u32 = 7;
+const BENCH_DEPTH: u32 = 8;
 
 /// Parses the arguments and runs the chosen command.
 pub fn run() -> Result<()> {

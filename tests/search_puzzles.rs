@@ -16,9 +16,6 @@ struct Puzzle {
     answer: String,
 }
 
-/// Mzinga has no threefold-repetition rule, and one puzzle game repeats a position three
-/// times, so the games are loaded without it.
-///
 /// Reads a Mzinga test file: UTF-8 with a BOM, `#` comments, tab-separated columns.
 fn read_puzzles(file: &str) -> Vec<Puzzle> {
     let path = format!("{}/{DATA}/{file}", env!("CARGO_MANIFEST_DIR"));
@@ -47,6 +44,8 @@ fn solve(file: &str, threads: usize) {
     assert!(!puzzles.is_empty(), "{file} has no puzzles");
     let mut failures = Vec::new();
     for p in &puzzles {
+        // Mzinga has no threefold-repetition rule, and one puzzle game repeats a position three
+        // times, so the games are loaded without it.
         let game = parse_game_string(&p.game, false).expect("puzzle game string");
         let expected = parse_move(&game, &p.answer).expect("puzzle answer");
         let mut engine = Engine::new(EngineOptions {

@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use time::TimeManager;
 use tt::{Bound, TranspositionTable};
-use worker::{INF, Shared, Worker};
+use worker::{INF, Shared, Split, Worker, lock};
 
 pub use worker::MAX_PLY;
 
@@ -98,6 +98,15 @@ pub struct SearchParams {
     pub quiescence: bool,
     /// Longest quiescence line, in plies.
     pub quiescence_plies: u32,
+    /// Reverse futility pruning: at a non-PV node of depth 1 to 3 whose static evaluation
+    /// exceeds beta by this much per ply of depth, return the evaluation (0 = off).
+    pub rfp_margin: i32,
+    /// Futility pruning: at a non-PV frontier node (depth 1) whose static evaluation plus this
+    /// margin cannot reach alpha, quiet moves are skipped (0 = off).
+    pub futility_margin: i32,
+    /// Late-move pruning: at a non-PV node of depth `d <= 3`, quiet moves after the first
+    /// `lmp_base * d * d` are skipped (0 = off).
+    pub lmp_base: u32,
 }
 
 impl Default for SearchParams {
@@ -108,6 +117,9 @@ impl Default for SearchParams {
             lmr: true,
             quiescence: true,
             quiescence_plies: 2,
+            rfp_margin: 60,
+            futility_margin: 150,
+            lmp_base: 4,
         }
     }
 }
@@ -119,6 +131,9 @@ impl SearchParams {
         SearchParams {
             lmr: false,
             quiescence: false,
+            rfp_margin: 0,
+            futility_margin: 0,
+            lmp_base: 0,
             ..SearchParams::default()
         }
     }
@@ -215,6 +230,8 @@ impl Engine {
     /// game `pass` is returned and nothing reported). Returns as soon as `stop` is raised or the
     /// limits are reached, with the best move found so far; `report` receives a [`SearchInfo`]
     /// after each completed iteration. The move returned is always legal.
+    ///
+    /// [`Algorithm::Mcts`] is not implemented yet: it searches with alpha-beta too.
     pub fn search(
         &mut self,
         game: &Game,
@@ -230,21 +247,34 @@ impl Engine {
             .get_or_insert_with(|| TranspositionTable::new(hash_mb));
         tt.new_search();
         if threads > 1 && self.pool.is_none() {
+            // The calling thread searches too.
             self.pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
+                .num_threads(threads - 1)
                 .thread_name(|i| format!("waggle-search-{i}"))
                 .build()
                 .ok();
         }
         let threads = if self.pool.is_some() { threads } else { 1 };
-        while self.workers.len() < threads {
+        // The main worker, plus one helper per pool thread in a parallel search.
+        let count = if threads > 1 { threads + 1 } else { 1 };
+        while self.workers.len() < count {
             self.workers.push(Mutex::new(Worker::new(game.clone())));
         }
-        for w in &self.workers[..threads] {
-            lock(w).prepare(game);
+        for (i, w) in self.workers[..count].iter().enumerate() {
+            let mut w = lock(w);
+            w.prepare(game);
+            w.main = i == 0 && threads > 1;
         }
 
         let shared = Shared {
+            split: self
+                .pool
+                .as_ref()
+                .filter(|_| threads > 1)
+                .map(|pool| Split {
+                    pool,
+                    helpers: &self.workers[1..count],
+                }),
             tt,
             params: &self.params,
             time: TimeManager::new(limits, start),
@@ -254,15 +284,11 @@ impl Engine {
         };
         let search = RootSearch {
             shared: &shared,
-            workers: &self.workers[..threads],
-            pool: self.pool.as_ref().filter(|_| threads > 1),
+            game,
+            workers: &self.workers[..count],
         };
         search.run(game, limits, report)
     }
-}
-
-fn lock(w: &Mutex<Worker>) -> std::sync::MutexGuard<'_, Worker> {
-    w.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A root move searched by a helper thread: its index, score and principal variation.
@@ -271,8 +297,10 @@ type Searched = (usize, i32, Vec<Move>);
 /// Everything one search needs at the root.
 struct RootSearch<'a> {
     shared: &'a Shared<'a>,
+    /// The position searched.
+    game: &'a Game,
+    /// The main worker first, then the helpers of a parallel search.
     workers: &'a [Mutex<Worker>],
-    pool: Option<&'a rayon::ThreadPool>,
 }
 
 impl RootSearch<'_> {
@@ -402,7 +430,7 @@ impl RootSearch<'_> {
             }
             a = a.max(s);
         }
-        match self.pool {
+        match &sh.split {
             None => {
                 let mut w = lock(&self.workers[0]);
                 for (i, rm) in root.iter_mut().enumerate().skip(1) {
@@ -425,16 +453,14 @@ impl RootSearch<'_> {
                     }
                 }
             }
-            Some(pool) => {
+            Some(split) => {
                 let next = AtomicUsize::new(1);
                 let shared_alpha = AtomicI32::new(a);
                 let moves: Vec<Move> = root.iter().map(|r| r.mv).collect();
                 let found: Mutex<(Vec<Searched>, RootResult)> = Mutex::new((Vec::new(), result));
-                pool.broadcast(|ctx| {
-                    let Some(slot) = self.workers.get(ctx.index()) else {
-                        return;
-                    };
-                    let mut w = lock(slot);
+                split.run(|w| {
+                    // The helper may have been left at some PV node by a split.
+                    w.game.clone_from(self.game);
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         if i >= moves.len() || sh.aborted() {

@@ -9,15 +9,106 @@ use crate::core::hex::{CELLS, SIDE};
 use crate::core::move_list::MAX_MOVES;
 use crate::core::{Cell, Game, Move, MoveList, Piece};
 use crate::eval::{self, WIN, WIN_THRESHOLD};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
 
 /// Deepest ply the search can reach (main search and quiescence together).
 pub const MAX_PLY: usize = 128;
 /// Larger than every score.
 pub const INF: i32 = WIN + 1;
 
+/// Shallowest depth at which a PV node shares its moves among the threads.
+const SPLIT_DEPTH: i32 = 3;
+
+/// The helper workers of a parallel search: `helpers[0]` is used by the calling (main) thread
+/// when it joins a split, `helpers[i + 1]` by pool thread `i`.
+pub struct Split<'a> {
+    /// The pool, with one thread fewer than the search.
+    pub pool: &'a rayon::ThreadPool,
+    /// One worker per search thread.
+    pub helpers: &'a [Mutex<Worker>],
+}
+
+/// What the helpers found for the moves of a split node.
+pub struct SplitResult {
+    /// Best score (fail-soft; `-INF` when no move was finished).
+    pub best: i32,
+    /// The move that raised alpha the most, with the principal variation below it.
+    pub best_move: Option<(Move, Vec<Move>)>,
+}
+
+/// Locks a worker (a poisoned lock only means another thread panicked; the worker is usable).
+pub fn lock(w: &Mutex<Worker>) -> MutexGuard<'_, Worker> {
+    w.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Split<'_> {
+    /// Runs `f` once on every search thread (the calling one included), each with its own
+    /// helper worker, and returns when all are done.
+    pub fn run<F: Fn(&mut Worker) + Sync>(&self, f: F) {
+        self.pool.in_place_scope(|scope| {
+            scope.spawn_broadcast(|_, ctx| {
+                if let Some(slot) = self.helpers.get(ctx.index() + 1) {
+                    f(&mut lock(slot));
+                }
+            });
+            if let Some(slot) = self.helpers.first() {
+                f(&mut lock(slot));
+            }
+        });
+    }
+
+    /// Searches `moves` (ordered, with their ordering scores; move `k` is the `k + 1`-th of the
+    /// node) of the PV node `game` at `ply` in parallel: each helper copies the position and
+    /// takes the next unsearched move, searching it with a null window against the best score
+    /// so far and again with the full window when it beats it. A move reaching `beta` stops the
+    /// sharing out (searches already running finish).
+    #[allow(clippy::too_many_arguments)]
+    pub fn search(
+        &self,
+        sh: &Shared,
+        game: &Game,
+        moves: &[(Move, i32)],
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> SplitResult {
+        let next = AtomicUsize::new(0);
+        let bound = AtomicI32::new(alpha);
+        let result = Mutex::new(SplitResult {
+            best: -INF,
+            best_move: None,
+        });
+        self.run(|w| {
+            w.game.clone_from(game);
+            loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let a = bound.load(Ordering::Relaxed);
+                if k >= moves.len() || a >= beta || sh.aborted() {
+                    break;
+                }
+                let (m, order) = moves[k];
+                let s = w.search_move(sh, m, order, k + 1, depth, a, beta, ply, true);
+                if sh.aborted() {
+                    break;
+                }
+                let mut r = result.lock().unwrap_or_else(|e| e.into_inner());
+                r.best = r.best.max(s);
+                if s > a && s > bound.load(Ordering::Relaxed) {
+                    bound.store(s, Ordering::Relaxed);
+                    r.best_move = Some((m, w.pv_below(ply).to_vec()));
+                }
+            }
+        });
+        result.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 /// State shared by every thread of one search.
 pub struct Shared<'a> {
+    /// The helper threads, in a parallel search.
+    pub split: Option<Split<'a>>,
     /// The transposition table.
     pub tt: &'a TranspositionTable,
     /// Search settings.
@@ -84,6 +175,9 @@ pub struct Worker {
     pv_len: [usize; MAX_PLY],
     /// Late-move reductions by depth and move number.
     reductions: Box<[[u8; 64]; 64]>,
+    /// Whether this is the main thread of a parallel search, which shares out the moves of
+    /// PV nodes among the helpers.
+    pub main: bool,
 }
 
 impl Worker {
@@ -111,6 +205,7 @@ impl Worker {
             pv: Box::new([[Move::PASS; MAX_PLY]; MAX_PLY]),
             pv_len: [0; MAX_PLY],
             reductions,
+            main: false,
         }
     }
 
@@ -126,8 +221,7 @@ impl Worker {
 
     /// The principal variation below the root move just searched (from ply 1).
     pub fn child_pv(&self) -> &[Move] {
-        let len = self.pv_len[1].max(1);
-        &self.pv[1][1..len]
+        self.pv_below(0)
     }
 
     /// Searches the root move `m` (legal in `self.game`) to `depth` with window
@@ -143,18 +237,18 @@ impl Worker {
         beta: i32,
         full: bool,
     ) -> i32 {
-        self.game.play_unchecked(m);
-        let mut score;
-        if full {
-            score = -self.negamax(sh, depth - 1, -beta, -alpha, 1, true);
-        } else {
-            score = -self.negamax(sh, depth - 1, -alpha - 1, -alpha, 1, false);
-            if score > alpha && score < beta && !sh.aborted() {
-                score = -self.negamax(sh, depth - 1, -beta, -alpha, 1, true);
-            }
-        }
-        self.game.undo();
-        score
+        // Root moves are never reduced: they go in as "tactical" moves.
+        self.search_move(
+            sh,
+            m,
+            ORDER_TACTICAL,
+            usize::from(!full),
+            depth,
+            alpha,
+            beta,
+            0,
+            true,
+        )
     }
 
     #[inline(always)]
@@ -227,6 +321,31 @@ impl Worker {
             }
         }
 
+        // Static evaluation for the pruning decisions of shallow non-PV nodes, unless the side
+        // to move's queen is nearly surrounded (then the position is too sharp to judge).
+        let prm = sh.params;
+        let mut static_eval = None;
+        if !pv_node
+            && depth <= 3
+            && (prm.rfp_margin > 0 || prm.futility_margin > 0 || prm.lmp_base > 0)
+            && beta.abs() < WIN_THRESHOLD
+            && self.game.queen_pressure(self.game.side_to_move()) < 4
+        {
+            let e = eval::evaluate(&self.game, &prm.weights);
+            if prm.rfp_margin > 0 && e - prm.rfp_margin * depth >= beta {
+                return e;
+            }
+            static_eval = Some(e);
+        }
+        let futile = prm.futility_margin > 0
+            && depth == 1
+            && static_eval.is_some_and(|e| e + prm.futility_margin <= alpha);
+        let late = if prm.lmp_base > 0 && static_eval.is_some() {
+            (prm.lmp_base * (depth * depth) as u32) as usize
+        } else {
+            usize::MAX
+        };
+
         let Some(mut data) = self.stack[ply].take() else {
             return eval::evaluate(&self.game, &sh.params.weights);
         };
@@ -250,29 +369,36 @@ impl Worker {
             if i == first {
                 self.score_moves(&mut data, first, ply);
             }
-            let (m, order) = pick(&mut data, i, n);
-            self.game.play_unchecked(m);
-            let mut score;
-            if i == 0 {
-                score = -self.negamax(sh, depth - 1, -beta, -alpha, ply + 1, pv_node);
-            } else {
-                let mut r = 0;
-                if sh.params.lmr && depth >= 3 && order < ORDER_TACTICAL && i >= 2 {
-                    r = self.reductions[(depth as usize).min(63)][i.min(63)] as i32;
-                    if pv_node {
-                        r -= 1;
-                    }
-                    r = r.clamp(0, depth - 2);
+            if i == 1
+                && pv_node
+                && self.main
+                && depth >= SPLIT_DEPTH
+                && n > 2
+                && let Some(split) = &sh.split
+            {
+                // The first move has set a bound: share out the others.
+                let moves: Vec<(Move, i32)> = (1..n).map(|j| pick(&mut data, j, n)).collect();
+                let r = split.search(sh, &self.game, &moves, depth, alpha, beta, ply);
+                if sh.aborted() {
+                    self.stack[ply] = Some(data);
+                    return 0;
                 }
-                score = -self.negamax(sh, depth - 1 - r, -alpha - 1, -alpha, ply + 1, false);
-                if r > 0 && score > alpha {
-                    score = -self.negamax(sh, depth - 1, -alpha - 1, -alpha, ply + 1, false);
+                if r.best > best {
+                    best = r.best;
                 }
-                if pv_node && score > alpha && score < beta {
-                    score = -self.negamax(sh, depth - 1, -beta, -alpha, ply + 1, true);
+                if let Some((m, pv)) = r.best_move
+                    && r.best > alpha
+                {
+                    best_move = Some(m);
+                    self.set_pv(ply, m, &pv);
                 }
+                break;
             }
-            self.game.undo();
+            let (m, order) = pick(&mut data, i, n);
+            if i > 0 && order < ORDER_TACTICAL && (futile || i >= late) && best > -WIN_THRESHOLD {
+                continue;
+            }
+            let score = self.search_move(sh, m, order, i, depth, alpha, beta, ply, pv_node);
             if sh.aborted() {
                 self.stack[ply] = Some(data);
                 return 0;
@@ -362,6 +488,63 @@ impl Worker {
         }
         self.stack[ply] = Some(data);
         best
+    }
+
+    /// Searches move `m` (the `i`-th tried here, with ordering score `order`) of the node at
+    /// `ply`: the first with the full window, the others with a null window (reduced when late
+    /// and quiet), re-searched when they beat alpha. Returns the score from this node's view.
+    #[allow(clippy::too_many_arguments)]
+    pub fn search_move(
+        &mut self,
+        sh: &Shared,
+        m: Move,
+        order: i32,
+        i: usize,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        pv_node: bool,
+    ) -> i32 {
+        self.game.play_unchecked(m);
+        let mut score;
+        if i == 0 {
+            score = -self.negamax(sh, depth - 1, -beta, -alpha, ply + 1, pv_node);
+        } else {
+            let mut r = 0;
+            if sh.params.lmr && depth >= 3 && order < ORDER_TACTICAL && i >= 2 {
+                r = self.reductions[(depth as usize).min(63)][i.min(63)] as i32;
+                if pv_node {
+                    r -= 1;
+                }
+                r = r.clamp(0, depth - 2);
+            }
+            score = -self.negamax(sh, depth - 1 - r, -alpha - 1, -alpha, ply + 1, false);
+            if r > 0 && score > alpha && !sh.aborted() {
+                score = -self.negamax(sh, depth - 1, -alpha - 1, -alpha, ply + 1, false);
+            }
+            if pv_node && score > alpha && score < beta && !sh.aborted() {
+                score = -self.negamax(sh, depth - 1, -beta, -alpha, ply + 1, true);
+            }
+        }
+        self.game.undo();
+        score
+    }
+
+    /// The principal variation below the node at `ply`, after [`Worker::search_move`] of a
+    /// move that raised alpha at a PV node.
+    pub fn pv_below(&self, ply: usize) -> &[Move] {
+        let len = self.pv_len[ply + 1].max(ply + 1);
+        &self.pv[ply + 1][ply + 1..len]
+    }
+
+    /// Sets the principal variation at `ply` to `m` followed by `rest`.
+    fn set_pv(&mut self, ply: usize, m: Move, rest: &[Move]) {
+        let len = (ply + 1 + rest.len()).min(MAX_PLY);
+        let row = &mut self.pv[ply];
+        row[ply] = m;
+        row[ply + 1..len].copy_from_slice(&rest[..len - ply - 1]);
+        self.pv_len[ply] = len;
     }
 
     fn update_pv(&mut self, ply: usize, m: Move) {
