@@ -216,6 +216,10 @@ impl Engine {
 
     /// Changes the search settings (takes effect at the next search).
     pub fn set_params(&mut self, params: SearchParams) {
+        if params.weights != self.params.weights {
+            // The workers cache evaluations.
+            self.workers.clear();
+        }
         self.params = params;
     }
 

@@ -178,7 +178,13 @@ pub struct Worker {
     /// Whether this is the main thread of a parallel search, which shares out the moves of
     /// PV nodes among the helpers.
     pub main: bool,
+    /// Recent evaluations by position hash (the evaluation depends on nothing else): the leaves
+    /// of one iteration come back as the shallow nodes of the next.
+    eval_cache: Vec<(u64, i32)>,
 }
+
+/// Entries of the evaluation cache (a power of two).
+const EVAL_CACHE: usize = 1 << 15;
 
 impl Worker {
     /// A worker with empty tables, searching `game`.
@@ -206,6 +212,7 @@ impl Worker {
             pv_len: [0; MAX_PLY],
             reductions,
             main: false,
+            eval_cache: vec![(0, 0); EVAL_CACHE],
         }
     }
 
@@ -217,6 +224,19 @@ impl Worker {
             *h /= 2;
         }
         self.nodes = 0;
+    }
+
+    /// The static evaluation of the current position, through the cache.
+    #[inline]
+    fn evaluate(&mut self, sh: &Shared) -> i32 {
+        let key = self.game.hash();
+        let slot = &mut self.eval_cache[key as usize & (EVAL_CACHE - 1)];
+        if slot.0 == key && key != 0 {
+            return slot.1;
+        }
+        let e = eval::evaluate(&self.game, &sh.params.weights);
+        *slot = (key, e);
+        e
     }
 
     /// The principal variation below the root move just searched (from ply 1).
@@ -331,7 +351,7 @@ impl Worker {
             && beta.abs() < WIN_THRESHOLD
             && self.game.queen_pressure(self.game.side_to_move()) < 4
         {
-            let e = eval::evaluate(&self.game, &prm.weights);
+            let e = self.evaluate(sh);
             if prm.rfp_margin > 0 && e - prm.rfp_margin * depth >= beta {
                 return e;
             }
@@ -347,7 +367,7 @@ impl Worker {
         };
 
         let Some(mut data) = self.stack[ply].take() else {
-            return eval::evaluate(&self.game, &sh.params.weights);
+            return self.evaluate(sh);
         };
         self.game.generate_moves(&mut data.moves);
         let n = data.moves.len();
@@ -441,7 +461,7 @@ impl Worker {
     /// the side to move may also try the moves that add pressure to the enemy queen, so that
     /// a win on the next move is not missed at the horizon.
     fn quiesce(&mut self, sh: &Shared, mut alpha: i32, beta: i32, ply: usize, qply: u32) -> i32 {
-        let stand = eval::evaluate(&self.game, &sh.params.weights);
+        let stand = self.evaluate(sh);
         if !sh.params.quiescence || qply >= sh.params.quiescence_plies || ply >= MAX_PLY - 1 {
             return stand;
         }
@@ -659,10 +679,11 @@ fn key_of(score: i32, index: usize) -> u64 {
 }
 
 /// Puts the `i`-th best move at position `i` and returns it with its ordering score. The first
-/// few are selected one by one (a cutoff usually comes early); at the fourth the rest is sorted.
+/// few are selected one by one (a cutoff usually comes early, and late-move pruning stops
+/// shallow nodes after a few quiet moves); after that the rest is sorted.
 #[inline]
 fn pick(data: &mut PlyData, i: usize, n: usize) -> (Move, i32) {
-    const SELECT: usize = 3;
+    const SELECT: usize = 8;
     if i < SELECT {
         let mut best = i;
         for j in i + 1..n {
