@@ -654,21 +654,41 @@ mod tests {
     #[test]
     fn pressure_on_a_queen_is_bad_for_its_owner() {
         let w = EvalWeights::default();
-        // Black's queen has three white pieces next to it; White's has one neighbour.
+        // Black's queen has four neighbours, two of them white Ants; White's has two.
         let g = game(
-            "Base;InProgress;White[5];wS1;bQ wS1-;wQ -wS1;bA1 bQ-;wA1 wS1\\;bA2 bA1/;wA1 bQ\\;bA2 bA1\\",
+            "Base;InProgress;White[5];wS1;bS1 wS1-;wQ -wS1;bQ bS1-;wA1 /wQ;bA1 bQ-;wA1 bQ/;bA2 bA1-;wA2 /wQ;bA2 bQ\\",
         );
         let b = breakdown(&g, &w);
         let qp = b.terms[Term::QueenPressure as usize];
         assert!(qp.black < qp.white, "{b:?}");
+        assert!(b.total > 0, "{b:?}");
     }
 
     #[test]
     fn finished_games_score_beyond_every_evaluation() {
-        let g = game(
+        // White to move must block Black's win; any other move lets Black surround it.
+        let mut g = game(
             "Base;InProgress;White[14];wS1;bS1 wS1-;wQ \\wS1;bQ bS1/;wB1 /wS1;bB1 bS1\\;wB1 wS1;bB1 bS1;wB1 wQ;bB1 -bQ;wS1 bQ\\;bS1 -wB1;wS1 bS1\\;bA1 bQ-;wS1 bQ\\;bA1 bS1\\;wS1 bA1\\;bA2 \\bQ;wS1 -bS1;bA2 \\wB1;wS1 bA2/;bQ bB1/;wB1 bB1;bQ wS1\\;wS1 wB1-;bA3 bA1\\",
         );
+        let w = EvalWeights::default();
         assert!(final_score(&g).is_none());
-        assert!(evaluate(&g, &EvalWeights::default()).abs() <= MAX_EVAL);
+        assert!(evaluate(&g, &w).abs() <= MAX_EVAL);
+        let mut finished = false;
+        'search: for m in g.legal_moves().to_vec() {
+            g.play_unchecked(m);
+            for r in g.legal_moves().to_vec() {
+                g.play_unchecked(r);
+                if g.state() == GameState::BlackWins {
+                    // White to move has lost.
+                    assert_eq!(final_score(&g), Some(-WIN));
+                    assert_eq!(evaluate(&g, &w), -WIN);
+                    finished = true;
+                    break 'search;
+                }
+                g.undo();
+            }
+            g.undo();
+        }
+        assert!(finished, "no winning reply for Black found");
     }
 }

@@ -232,18 +232,35 @@ unsafe impl Send for Buckets {}
 unsafe impl Sync for Buckets {}
 
 impl Buckets {
+    /// `len` buckets, or as many as memory allows (halving the request until it succeeds).
     fn new(len: usize) -> Buckets {
-        let len = len.max(1);
-        let size = (len + 1) * size_of::<Bucket>();
-        let layout = match Layout::from_size_align(size, 16) {
-            Ok(l) => l,
-            Err(_) => return Buckets::new(1),
-        };
-        // SAFETY: `layout` has a non-zero size. A null result is handled at once.
-        let raw = unsafe { alloc_zeroed(layout) };
-        if raw.is_null() {
-            std::alloc::handle_alloc_error(layout);
+        let mut len = len.max(1);
+        loop {
+            let layout = len
+                .checked_add(1)
+                .and_then(|n| n.checked_mul(size_of::<Bucket>()))
+                .and_then(|size| Layout::from_size_align(size, 16).ok());
+            if let Some(layout) = layout {
+                // SAFETY: `layout` has a non-zero size; a null result is handled below.
+                let raw = unsafe { alloc_zeroed(layout) };
+                if !raw.is_null() {
+                    // SAFETY: `raw` is a fresh zeroed block of `len + 1` buckets with `layout`.
+                    return unsafe { Buckets::from_raw(raw, layout, len) };
+                }
+                if len == 1 {
+                    std::alloc::handle_alloc_error(layout);
+                }
+            }
+            len = (len / 2).max(1);
         }
+    }
+
+    /// Takes ownership of a block allocated with `layout`.
+    ///
+    /// # Safety
+    /// `raw` must come from the global allocator with `layout`, hold `len + 1` buckets' worth of
+    /// zeroed bytes and not be owned by anything else.
+    unsafe fn from_raw(raw: *mut u8, layout: Layout, len: usize) -> Buckets {
         let offset = raw.align_offset(align_of::<Bucket>());
         // SAFETY: `offset < 64` and the block holds `len + 1` buckets, so `len` aligned buckets
         // fit after `raw + offset`.

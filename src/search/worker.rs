@@ -469,7 +469,7 @@ impl Worker {
         let Some(eq) = self.game.board().position(queen(me.opponent())) else {
             return stand;
         };
-        if self.game.queen_pressure(me.opponent()) < 5 {
+        if self.game.queen_pressure(me.opponent()) < sh.params.quiescence_pressure {
             return stand;
         }
         if stand >= beta {
@@ -483,7 +483,15 @@ impl Worker {
         let mut best = stand;
         for i in 0..data.moves.len() {
             let m = data.moves.as_slice()[i];
-            if m.is_pass() || !m.to().neighbors().contains(&eq) {
+            let Some(piece) = m.piece() else {
+                continue;
+            };
+            // Only moves that fill a cell next to the queen.
+            let board = self.game.board();
+            let leaves = board
+                .position(piece)
+                .is_some_and(|f| board.height(f) == 1 && adjacent(f, eq));
+            if leaves || !adjacent(m.to(), eq) {
                 continue;
             }
             self.game.play_unchecked(m);
