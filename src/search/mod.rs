@@ -3,6 +3,8 @@
 //! The server owns one [`Engine`] for the life of the process; it passes each `bestmove` the
 //! game, the limits, a stop flag (raised by SIGINT) and a sink for intermediate reports.
 
+pub mod mcts;
+
 use crate::core::{Game, Move};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -55,8 +57,10 @@ pub struct SearchInfo {
     pub score: i32,
     /// The principal variation, best move first (never empty).
     pub pv: Vec<Move>,
-    /// Nodes searched so far.
+    /// Nodes searched so far (MCTS: iterations).
     pub nodes: u64,
+    /// MCTS only: the share of root visits that went to the best move.
+    pub visit_share: Option<f32>,
 }
 
 /// The search engine: options plus state kept between searches (the transposition table).
@@ -109,6 +113,7 @@ impl Engine {
             score: 0,
             pv: vec![best],
             nodes: moves.len() as u64,
+            visit_share: None,
         });
         best
     }
