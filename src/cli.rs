@@ -1,6 +1,6 @@
 //! Command-line interface: no subcommand runs the UHP engine; subcommands are tools.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use std::io::Write;
 use std::time::Instant;
@@ -14,8 +14,18 @@ use waggle::notation::{format_move, parse_game_string};
     about = "A Hive engine speaking the Universal Hive Protocol"
 )]
 struct Cli {
+    /// Sets a UHP option before the engine starts, as `options set NAME VALUE` would
+    /// (repeatable), e.g. `--option SearchAlgorithm=MCTS`.
+    #[arg(long = "option", value_name = "NAME=VALUE", value_parser = parse_option)]
+    options: Vec<(String, String)>,
     #[command(subcommand)]
     command: Option<Command>,
+}
+
+fn parse_option(s: &str) -> Result<(String, String), String> {
+    s.split_once('=')
+        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+        .ok_or_else(|| format!("expected NAME=VALUE, got '{s}'"))
 }
 
 #[derive(Subcommand)]
@@ -41,7 +51,7 @@ enum Command {
 pub fn run() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
-        None => bail!("the UHP engine is not built yet"),
+        None => waggle::uhp::run_stdio(&cli.options).context("UHP engine input/output failed"),
         Some(Command::Perft {
             game,
             depth,

@@ -4,3 +4,4 @@
 pub mod core;
 pub mod notation;
 pub mod search;
+pub mod uhp;
