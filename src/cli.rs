@@ -3,9 +3,11 @@
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use std::io::Write;
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 use waggle::core::perft::{perft, perft_divide};
 use waggle::notation::{format_move, parse_game_string};
+use waggle::search::{Engine, EngineOptions, Limits};
 
 #[derive(Parser)]
 #[command(
@@ -45,7 +47,25 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         threads: usize,
     },
+    /// Searches fixed positions to a fixed depth: one line per position, then
+    /// `nodes=N time_ms=T nps=R`. With one thread the node count is the search's signature.
+    Bench {
+        /// Search depth in plies.
+        #[arg(long, default_value_t = BENCH_DEPTH)]
+        depth: u32,
+        /// Search threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Transposition table size in MiB.
+        #[arg(long, default_value_t = 16)]
+        hash: usize,
+    },
 }
+
+/// The bench positions: GameStrings, one a line, `#` comments.
+const BENCH_POSITIONS: &str = include_str!("../engine-tests/bench/positions.txt");
+/// Default bench depth.
+const BENCH_DEPTH: u32 = 7;
 
 /// Parses the arguments and runs the chosen command.
 pub fn run() -> Result<()> {
@@ -58,6 +78,11 @@ pub fn run() -> Result<()> {
             divide,
             threads,
         }) => run_perft(&game, depth, divide, threads),
+        Some(Command::Bench {
+            depth,
+            threads,
+            hash,
+        }) => run_bench(depth, threads, hash),
     }
 }
 
@@ -98,5 +123,60 @@ fn run_perft(game: &str, depth: u32, divide: bool, threads: usize) -> Result<()>
         )?;
         out.flush()?;
     }
+    Ok(())
+}
+
+fn run_bench(depth: u32, threads: usize, hash_mb: usize) -> Result<()> {
+    let mut engine = Engine::new(EngineOptions {
+        threads: threads.max(1),
+        hash_mb,
+        ..EngineOptions::default()
+    });
+    let stop = AtomicBool::new(false);
+    let limits = Limits {
+        depth: Some(depth),
+        time: None,
+    };
+    let mut out = std::io::stdout().lock();
+    let mut total_nodes = 0;
+    let start = Instant::now();
+    let positions = BENCH_POSITIONS
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'));
+    for (i, text) in positions.enumerate() {
+        let game = parse_game_string(text, true)
+            .with_context(|| format!("bad bench position '{text}'"))?;
+        // Each position starts from a fresh engine, so the count does not depend on the order.
+        engine.clear();
+        let t = Instant::now();
+        let mut nodes = 0;
+        let mut score = 0;
+        let best = engine.search(&game, &limits, &stop, &mut |info| {
+            nodes = info.nodes;
+            score = info.score;
+        });
+        total_nodes += nodes;
+        writeln!(
+            out,
+            "position {:2} {:<9} nodes={nodes:>10} time_ms={:>6} score={score:>6} best={}",
+            i + 1,
+            game.game_type().to_string(),
+            t.elapsed().as_millis(),
+            format_move(&game, best)
+        )?;
+        out.flush()?;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let nps = if secs > 0.0 {
+        (total_nodes as f64 / secs) as u64
+    } else {
+        0
+    };
+    writeln!(
+        out,
+        "nodes={total_nodes} time_ms={} nps={nps}",
+        (secs * 1000.0).round() as u64
+    )?;
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! server in [`uhp`].
 
 pub mod core;
+pub mod eval;
 pub mod notation;
 pub mod search;
 pub mod uhp;

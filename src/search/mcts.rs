@@ -24,9 +24,6 @@ use std::time::Instant;
 /// Iterations per unit of `bestmove depth`.
 pub const ITERATIONS_PER_DEPTH: u64 = 2_000;
 
-/// The score reported for a proven win (and its negation for a proven loss).
-pub const PROVEN_SCORE: i32 = 1_000_000;
-
 /// Bytes of arena per node (the node plus its share of bookkeeping), for sizing from MiB.
 const NODE_BYTES: usize = std::mem::size_of::<Node>();
 
@@ -403,8 +400,8 @@ fn info(stats: &RootStats) -> SearchInfo {
                 0.0
             };
             let score = match proof {
-                Proof::Win => PROVEN_SCORE,
-                Proof::Loss => -PROVEN_SCORE,
+                Proof::Win => crate::eval::WIN,
+                Proof::Loss => -crate::eval::WIN,
                 _ => (q * 1000.0) as i32,
             };
             SearchInfo {

@@ -1,13 +1,37 @@
-//! Choosing a move: the interface the UHP server talks to.
+//! Choosing a move: the interface the UHP server talks to, and the alpha-beta search behind it.
 //!
 //! The server owns one [`Engine`] for the life of the process; it passes each `bestmove` the
 //! game, the limits, a stop flag (raised by SIGINT) and a sink for intermediate reports.
+//!
+//! The search is a negamax principal variation search with iterative deepening, aspiration
+//! windows, a shared lock-free transposition table ([`tt`]), move ordering (table move, moves
+//! adding pressure to the enemy queen, killers, history), late-move reductions and a small
+//! quiescence search for queens about to be surrounded. Repeated positions (game history plus
+//! search path) score as draws; a forced pass is searched like any other move.
+//!
+//! Parallelism is root splitting: in every iteration the first (best so far) root move is
+//! searched alone to establish a bound, then the remaining root moves are shared out among the
+//! threads of a rayon pool, each thread taking the next unsearched move, searching it with a
+//! null window against the best score found so far (shared through an atomic and the table)
+//! and re-searching with the full window when it fails high. With one thread no pool is used
+//! and the search is deterministic.
+
+pub mod time;
+pub mod tt;
+mod worker;
 
 pub mod mcts;
 
 use crate::core::{Game, Move};
-use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use crate::eval::{self, EvalWeights, WIN_THRESHOLD};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+use time::TimeManager;
+use tt::{Bound, TranspositionTable};
+use worker::{INF, Shared, Worker};
+
+pub use worker::MAX_PLY;
 
 /// Which search algorithm picks the move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,9 +87,59 @@ pub struct SearchInfo {
     pub visit_share: Option<f32>,
 }
 
+/// Tuning knobs of the alpha-beta search (not UHP options; for tests, tuning and matches).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchParams {
+    /// Evaluation weights.
+    pub weights: EvalWeights,
+    /// Search each iteration first with a narrow window around the previous score.
+    pub aspiration: bool,
+    /// Reduce the depth of late, quiet moves (re-searched at full depth when they fail high).
+    /// Not value-preserving; it never applies at depths below 3.
+    pub lmr: bool,
+    /// At the horizon, let the side to move try moves next to an enemy queen that has five
+    /// occupied neighbours (a win in one at the horizon is not missed).
+    pub quiescence: bool,
+    /// Longest quiescence line, in plies.
+    pub quiescence_plies: u32,
+}
+
+impl Default for SearchParams {
+    fn default() -> Self {
+        SearchParams {
+            weights: EvalWeights::default(),
+            aspiration: true,
+            lmr: true,
+            quiescence: true,
+            quiescence_plies: 2,
+        }
+    }
+}
+
+impl SearchParams {
+    /// Only value-preserving techniques: the score of a depth-`d` search equals a plain
+    /// minimax to depth `d` over [`eval::evaluate`] (win and draw scores included).
+    pub fn exact() -> SearchParams {
+        SearchParams {
+            lmr: false,
+            quiescence: false,
+            ..SearchParams::default()
+        }
+    }
+}
+
+/// Half-width of the first aspiration window.
+const ASPIRATION_DELTA: i32 = 30;
+
 /// The search engine: options plus state kept between searches (the transposition table).
 pub struct Engine {
     options: EngineOptions,
+    params: SearchParams,
+    /// Allocated on the first search (so that start-up stays fast) and when the size changes.
+    tt: Option<TranspositionTable>,
+    /// One per thread; kept between searches for their history tables.
+    workers: Vec<Mutex<Worker>>,
+    pool: Option<rayon::ThreadPool>,
 }
 
 impl Default for Engine {
@@ -74,10 +148,38 @@ impl Default for Engine {
     }
 }
 
+/// One root move and what the current iteration learnt about it.
+#[derive(Clone, Debug)]
+struct RootMove {
+    mv: Move,
+    /// Score in the last search of this move (a bound when it failed low or high).
+    score: i32,
+    /// Principal variation starting with `mv`.
+    pv: Vec<Move>,
+}
+
+/// The outcome of one root search at a given depth and window.
+struct RootResult {
+    /// Index in the root list of the best move: the first one, or a later one whose search
+    /// proved it better than every move searched before it.
+    best: usize,
+    /// Best score found (a bound when it lies outside the window).
+    score: i32,
+    /// The first move's search completed, so `best` is trustworthy even if later moves were
+    /// cut short.
+    first_done: bool,
+}
+
 impl Engine {
     /// An engine with the given options; large tables are allocated on the first search.
     pub fn new(options: EngineOptions) -> Engine {
-        Engine { options }
+        Engine {
+            options,
+            params: SearchParams::default(),
+            tt: None,
+            workers: Vec::new(),
+            pool: None,
+        }
     }
 
     /// The current options.
@@ -87,15 +189,36 @@ impl Engine {
 
     /// Changes the options (takes effect at the next search).
     pub fn set_options(&mut self, options: EngineOptions) {
+        if options.hash_mb != self.options.hash_mb {
+            self.tt = None;
+        }
+        if options.threads != self.options.threads {
+            self.pool = None;
+        }
         self.options = options;
     }
 
-    /// Forgets everything learnt from earlier searches (for `newgame`).
-    pub fn clear(&mut self) {}
+    /// The search settings.
+    pub fn params(&self) -> &SearchParams {
+        &self.params
+    }
 
-    /// Chooses a move for the side to move in `game`, which must not be over. Returns as soon
-    /// as `stop` is raised or the limits are reached, with the best move found so far; `report`
-    /// receives a [`SearchInfo`] after each completed iteration.
+    /// Changes the search settings (takes effect at the next search).
+    pub fn set_params(&mut self, params: SearchParams) {
+        self.params = params;
+    }
+
+    /// Forgets everything learnt from earlier searches (for `newgame`): the table is dropped
+    /// (and reallocated zeroed at the next search), killers and history are cleared.
+    pub fn clear(&mut self) {
+        self.tt = None;
+        self.workers.clear();
+    }
+
+    /// Chooses a move for the side to move in `game`, which must not be over (for a finished
+    /// game `pass` is returned and nothing reported). Returns as soon as `stop` is raised or the
+    /// limits are reached, with the best move found so far; `report` receives a [`SearchInfo`]
+    /// after each completed iteration. The move returned is always legal.
     pub fn search(
         &mut self,
         game: &Game,
@@ -103,18 +226,270 @@ impl Engine {
         stop: &AtomicBool,
         report: &mut dyn FnMut(&SearchInfo),
     ) -> Move {
-        // Placeholder until the alpha-beta search lands: the first legal move.
-        let _ = (limits, stop);
+        if self.options.algorithm == Algorithm::Mcts {
+            let weights = &self.params.weights;
+            return mcts::search(
+                game,
+                limits,
+                stop,
+                self.options.threads,
+                self.options.hash_mb,
+                mcts::MctsParams::default(),
+                &|g: &Game| eval::evaluate(g, weights),
+                report,
+            );
+        }
+        let start = Instant::now();
+        let threads = self.options.threads.max(1);
+        let hash_mb = self.options.hash_mb;
+        let tt = self
+            .tt
+            .get_or_insert_with(|| TranspositionTable::new(hash_mb));
+        tt.new_search();
+        if threads > 1 && self.pool.is_none() {
+            self.pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .thread_name(|i| format!("waggle-search-{i}"))
+                .build()
+                .ok();
+        }
+        let threads = if self.pool.is_some() { threads } else { 1 };
+        while self.workers.len() < threads {
+            self.workers.push(Mutex::new(Worker::new(game.clone())));
+        }
+        for w in &self.workers[..threads] {
+            lock(w).prepare(game);
+        }
+
+        let shared = Shared {
+            tt,
+            params: &self.params,
+            time: TimeManager::new(limits, start),
+            external_stop: stop,
+            abort: AtomicBool::new(false),
+            stopped: AtomicBool::new(false),
+        };
+        let search = RootSearch {
+            shared: &shared,
+            workers: &self.workers[..threads],
+            pool: self.pool.as_ref().filter(|_| threads > 1),
+        };
+        search.run(game, limits, report)
+    }
+}
+
+fn lock(w: &Mutex<Worker>) -> std::sync::MutexGuard<'_, Worker> {
+    w.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A root move searched by a helper thread: its index, score and principal variation.
+type Searched = (usize, i32, Vec<Move>);
+
+/// Everything one search needs at the root.
+struct RootSearch<'a> {
+    shared: &'a Shared<'a>,
+    workers: &'a [Mutex<Worker>],
+    pool: Option<&'a rayon::ThreadPool>,
+}
+
+impl RootSearch<'_> {
+    fn nodes(&self) -> u64 {
+        self.workers.iter().map(|w| lock(w).nodes).sum()
+    }
+
+    /// Iterative deepening with aspiration windows.
+    fn run(&self, game: &Game, limits: &Limits, report: &mut dyn FnMut(&SearchInfo)) -> Move {
+        let sh = self.shared;
+        let mut root = self.root_moves(game);
+        if root.is_empty() {
+            return Move::PASS;
+        }
+        let max_depth = limits.depth.map_or(MAX_PLY as i32 - 8, |d| {
+            (d as i32).clamp(1, MAX_PLY as i32 - 8)
+        });
+        let forced = root.len() == 1 && limits.depth.is_none();
+        let mut best = root[0].mv;
+        let mut prev_score: i32 = 0;
+        for depth in 1..=max_depth {
+            if depth > 1 && (!sh.time.may_start_iteration() || forced) {
+                break;
+            }
+            let mut delta = ASPIRATION_DELTA;
+            let (mut alpha, mut beta) =
+                if sh.params.aspiration && depth >= 4 && prev_score.abs() < WIN_THRESHOLD {
+                    (prev_score - delta, prev_score + delta)
+                } else {
+                    (-INF, INF)
+                };
+            let result = loop {
+                let r = self.search_root(&mut root, depth, alpha, beta);
+                if sh.stopped.load(Ordering::Relaxed) {
+                    break r;
+                }
+                if r.score <= alpha && alpha > -INF {
+                    beta = (alpha + beta) / 2;
+                    alpha = (r.score - delta).max(-INF);
+                } else if r.score >= beta && beta < INF {
+                    beta = (r.score + delta).min(INF);
+                } else {
+                    break r;
+                }
+                delta = delta.saturating_mul(2);
+                if delta > 1000 {
+                    (alpha, beta) = (-INF, INF);
+                }
+            };
+            if sh.stopped.load(Ordering::Relaxed) {
+                // Keep the last completed iteration's move unless this one already proved
+                // another move better (or no iteration completed at all).
+                if result.first_done || depth == 1 {
+                    best = root[result.best].mv;
+                }
+                break;
+            }
+            // Best move first, then the others by their score in this iteration.
+            root[..].swap(0, result.best);
+            root[1..].sort_by_key(|r| std::cmp::Reverse(r.score));
+            best = root[0].mv;
+            prev_score = result.score;
+            sh.tt.store(
+                game.hash(),
+                Some(best),
+                result.score,
+                depth as u8,
+                Bound::Exact,
+            );
+            report(&SearchInfo {
+                depth: depth as u32,
+                score: result.score,
+                pv: root[0].pv.clone(),
+                nodes: self.nodes(),
+                visit_share: None,
+            });
+            // A proven result cannot change with more depth.
+            if limits.depth.is_none()
+                && result.score.abs() >= WIN_THRESHOLD
+                && eval::WIN - result.score.abs() <= depth
+            {
+                break;
+            }
+        }
+        best
+    }
+
+    /// The legal root moves, in the order the node search would try them first.
+    fn root_moves(&self, game: &Game) -> Vec<RootMove> {
         let mut g = game.clone();
         let moves = g.legal_moves();
-        let best = moves.first().copied().unwrap_or(Move::PASS);
-        report(&SearchInfo {
-            depth: 1,
-            score: 0,
-            pv: vec![best],
-            nodes: moves.len() as u64,
-            visit_share: None,
-        });
-        best
+        let mut w = lock(&self.workers[0]);
+        let ordered = w.order_root(self.shared, &moves);
+        ordered
+            .into_iter()
+            .map(|mv| RootMove {
+                mv,
+                score: -INF,
+                pv: vec![mv],
+            })
+            .collect()
+    }
+
+    /// Searches every root move at `depth` within `(alpha, beta)`.
+    fn search_root(&self, root: &mut [RootMove], depth: i32, alpha: i32, beta: i32) -> RootResult {
+        let sh = self.shared;
+        let mut result = RootResult {
+            best: 0,
+            score: -INF,
+            first_done: false,
+        };
+        let mut a = alpha;
+        {
+            let mut w = lock(&self.workers[0]);
+            let s = w.search_root_move(sh, root[0].mv, depth, a, beta, true);
+            if sh.aborted() {
+                return result;
+            }
+            root[0].score = s;
+            root[0].pv = [root[0].mv]
+                .into_iter()
+                .chain(w.child_pv().iter().copied())
+                .collect();
+            result.score = s;
+            result.first_done = true;
+            if s >= beta {
+                return result;
+            }
+            a = a.max(s);
+        }
+        match self.pool {
+            None => {
+                let mut w = lock(&self.workers[0]);
+                for (i, rm) in root.iter_mut().enumerate().skip(1) {
+                    let s = w.search_root_move(sh, rm.mv, depth, a, beta, false);
+                    if sh.aborted() {
+                        break;
+                    }
+                    rm.score = s;
+                    result.score = result.score.max(s);
+                    if s > a {
+                        result.best = i;
+                        rm.pv = [rm.mv]
+                            .into_iter()
+                            .chain(w.child_pv().iter().copied())
+                            .collect();
+                        a = s;
+                        if s >= beta {
+                            break;
+                        }
+                    }
+                }
+            }
+            Some(pool) => {
+                let next = AtomicUsize::new(1);
+                let shared_alpha = AtomicI32::new(a);
+                let moves: Vec<Move> = root.iter().map(|r| r.mv).collect();
+                let found: Mutex<(Vec<Searched>, RootResult)> = Mutex::new((Vec::new(), result));
+                pool.broadcast(|ctx| {
+                    let Some(slot) = self.workers.get(ctx.index()) else {
+                        return;
+                    };
+                    let mut w = lock(slot);
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= moves.len() || sh.aborted() {
+                            break;
+                        }
+                        let a = shared_alpha.load(Ordering::Relaxed);
+                        let s = w.search_root_move(sh, moves[i], depth, a, beta, false);
+                        if sh.aborted() {
+                            break;
+                        }
+                        let mut f = found.lock().unwrap_or_else(|e| e.into_inner());
+                        let pv = [moves[i]].into_iter().chain(w.child_pv().iter().copied());
+                        f.0.push((i, s, pv.collect()));
+                        f.1.score = f.1.score.max(s);
+                        // Better than every move finished so far (`a` may be stale).
+                        if s > a && s > shared_alpha.load(Ordering::Relaxed) {
+                            f.1.best = i;
+                            shared_alpha.store(s, Ordering::Relaxed);
+                            if s >= beta {
+                                // The window is refuted: stop this root search.
+                                sh.abort.store(true, Ordering::Relaxed);
+                            }
+                        }
+                    }
+                });
+                let (scores, r) = found.into_inner().unwrap_or_else(|e| e.into_inner());
+                for (i, s, pv) in scores {
+                    root[i].score = s;
+                    root[i].pv = pv;
+                }
+                result = r;
+                if !sh.stopped.load(Ordering::Relaxed) {
+                    // Only a fail high raised the flag: clear it for the next search.
+                    sh.abort.store(false, Ordering::Relaxed);
+                }
+            }
+        }
+        result
     }
 }

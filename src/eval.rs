@@ -1,0 +1,674 @@
+//! Static evaluation: how good a position is for the side to move, from Hive knowledge.
+//!
+//! The score is a sum of named terms, each computed for both colours and taken as "side to move
+//! minus opponent". Every weight lives in [`EvalWeights`] so that it can be tuned in one place.
+//! [`evaluate`] is the fast path used by the search; [`breakdown`] returns the same terms by
+//! name (for the UHP `eval` command and for tuning).
+//!
+//! Mobility is the expensive part of a Hive evaluation: generating every move of both sides at
+//! every leaf costs several times more than the rest of the search. Instead a cheap proxy is
+//! used: one articulation-point pass finds the pinned pieces, and for each remaining piece a
+//! six-bit mask of its occupied neighbours says whether (and in how many directions) it can
+//! leave its cell. That is exact for "can this piece move at all" in nearly every position and
+//! measures the local freedom of sliders; see [`EvalWeights::reach`].
+
+use crate::core::game::queen;
+use crate::core::hex::Cell;
+use crate::core::{Bug, Color, Game, GameState, Piece};
+
+/// The score of a win found at the root; a win `p` plies from the root scores `WIN - p`, so that
+/// a faster win scores higher and a slower loss (`-(WIN - p)`) scores higher than a faster one.
+pub const WIN: i32 = 1_000_000;
+
+/// Every evaluation lies in `-MAX_EVAL..=MAX_EVAL`, far below any win score.
+pub const MAX_EVAL: i32 = 100_000;
+
+/// Scores at or beyond this (in absolute value) are wins or losses, not evaluations.
+pub const WIN_THRESHOLD: i32 = WIN - 10_000;
+
+/// Tunable weights of the evaluation, in centi-pieces (about 100 for a freely moving Ant).
+/// Arrays indexed by bug follow the order of [`Bug::ALL`]: Queen, Spider, Beetle, Grasshopper,
+/// Ant, Mosquito, Ladybug, Pillbug.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EvalWeights {
+    /// Penalty for a colour's own queen, by the number of occupied cells around it (0..=5; six
+    /// is a lost game and never evaluated).
+    pub queen_ring: [i32; 6],
+    /// Extra penalty for each enemy piece next to one's own queen.
+    pub queen_enemy: i32,
+    /// Extra penalty for each piece next to one's own queen that cannot move away (pinned,
+    /// covered or walled in), since that pressure is lasting.
+    pub queen_stuck: i32,
+    /// Bonus when one's own queen can move.
+    pub queen_mobile: i32,
+    /// Penalty when one's own queen is covered by a piece on top of it.
+    pub queen_covered: i32,
+    /// Bonus for each piece able to move, by bug, at the start of the game (phase 0).
+    pub movable_opening: [i32; 8],
+    /// Bonus for each piece able to move, by bug, once every piece is on the board (phase 1).
+    pub movable_endgame: [i32; 8],
+    /// Bonus for each direction in which a movable piece can leave its cell, by bug (a cheap
+    /// measure of reach: slides out for walkers, pieces to jump over or climb for the others).
+    pub reach: [i32; 8],
+    /// Penalty for each piece that may not move because it holds the hive together, by bug.
+    pub pinned: [i32; 8],
+    /// Penalty for each piece with another piece on top of it, by bug.
+    pub covered: [i32; 8],
+    /// Value of each piece still in hand, by bug, at the start of the game.
+    pub in_hand_opening: [i32; 8],
+    /// Value of each piece still in hand, by bug, late in the game.
+    pub in_hand_endgame: [i32; 8],
+    /// Bonus for a Beetle (or Mosquito) of one's own on top of the enemy queen.
+    pub beetle_on_queen: i32,
+    /// Bonus for a Beetle (or Mosquito on the hive) of one's own next to the enemy queen, able
+    /// to climb onto it.
+    pub beetle_near_queen: i32,
+    /// Bonus for a Pillbug (or a Mosquito next to a Pillbug) of one's own next to one's own
+    /// movable queen, which it can throw out of danger.
+    pub pillbug_defense: i32,
+    /// Bonus for a Pillbug (or a Mosquito next to a Pillbug) of one's own next to the enemy
+    /// queen, which it can throw or feed pieces next to.
+    pub pillbug_attack: i32,
+    /// Bonus for having the move.
+    pub tempo: i32,
+}
+
+impl Default for EvalWeights {
+    fn default() -> Self {
+        EvalWeights {
+            queen_ring: [0, 12, 30, 60, 110, 190],
+            queen_enemy: 8,
+            queen_stuck: 14,
+            queen_mobile: 12,
+            queen_covered: 60,
+            //                Q   S   B   G   A   M   L   P
+            movable_opening: [10, 14, 22, 16, 34, 26, 22, 14],
+            movable_endgame: [16, 18, 34, 22, 46, 40, 30, 20],
+            reach: [3, 1, 1, 2, 2, 2, 1, 2],
+            pinned: [0, 2, 4, 2, 6, 6, 3, 2],
+            covered: [0, 4, 8, 4, 10, 10, 6, 6],
+            in_hand_opening: [0, 8, 14, 8, 20, 18, 12, 10],
+            in_hand_endgame: [0, 4, 8, 4, 10, 10, 6, 6],
+            beetle_on_queen: 45,
+            beetle_near_queen: 14,
+            pillbug_defense: 18,
+            pillbug_attack: 10,
+            tempo: 6,
+        }
+    }
+}
+
+/// The named terms of the evaluation, in the order [`breakdown`] reports them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Term {
+    /// Occupied, enemy and stuck cells around one's own queen (a penalty).
+    QueenPressure,
+    /// One's own queen able to move, or covered.
+    QueenSafety,
+    /// Pieces able to move, by bug and game phase.
+    Mobility,
+    /// Directions in which movable pieces can leave their cells.
+    Reach,
+    /// Pinned and covered pieces (a penalty).
+    Immobile,
+    /// Pieces still in hand, by bug and game phase.
+    InHand,
+    /// Beetles on or next to the enemy queen.
+    BeetleAttack,
+    /// Pillbugs (and Mosquitoes acting as Pillbugs) next to either queen.
+    Pillbug,
+    /// Having the move.
+    Tempo,
+}
+
+impl Term {
+    /// Every term, in report order.
+    pub const ALL: [Term; 9] = [
+        Term::QueenPressure,
+        Term::QueenSafety,
+        Term::Mobility,
+        Term::Reach,
+        Term::Immobile,
+        Term::InHand,
+        Term::BeetleAttack,
+        Term::Pillbug,
+        Term::Tempo,
+    ];
+
+    /// A short name for printing.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Term::QueenPressure => "queen_pressure",
+            Term::QueenSafety => "queen_safety",
+            Term::Mobility => "mobility",
+            Term::Reach => "reach",
+            Term::Immobile => "immobile",
+            Term::InHand => "in_hand",
+            Term::BeetleAttack => "beetle_attack",
+            Term::Pillbug => "pillbug",
+            Term::Tempo => "tempo",
+        }
+    }
+}
+
+/// One term of a [`Breakdown`]: its value for each colour (each from that colour's view).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TermValue {
+    /// Which term.
+    pub term: Term,
+    /// White's part.
+    pub white: i32,
+    /// Black's part.
+    pub black: i32,
+}
+
+/// The evaluation of a position, term by term.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Breakdown {
+    /// Every term, in the order of [`Term::ALL`].
+    pub terms: Vec<TermValue>,
+    /// Game phase from 0 (nothing placed) to 256 (every piece on the board).
+    pub phase: i32,
+    /// The side to move, whose view `total` takes.
+    pub side_to_move: Color,
+    /// The score [`evaluate`] returns: side to move minus opponent, clamped; or a win or loss
+    /// score when the game is over.
+    pub total: i32,
+}
+
+/// Score of the position for the side to move. The game should not be over (the search scores
+/// finished games itself); if it is, a win, loss or draw score is returned.
+#[inline]
+pub fn evaluate(game: &Game, w: &EvalWeights) -> i32 {
+    if let Some(s) = final_score(game) {
+        return s;
+    }
+    let mut acc = Sum([0; 2]);
+    accumulate(game, w, &mut acc);
+    let me = game.side_to_move() as usize;
+    (acc.0[me] - acc.0[1 - me]).clamp(-MAX_EVAL, MAX_EVAL)
+}
+
+/// The evaluation of `game` term by term (see [`Breakdown`]).
+pub fn breakdown(game: &Game, w: &EvalWeights) -> Breakdown {
+    let mut acc = ByTerm([[0; 2]; Term::ALL.len()]);
+    accumulate(game, w, &mut acc);
+    let terms = Term::ALL
+        .iter()
+        .map(|&term| TermValue {
+            term,
+            white: acc.0[term as usize][0],
+            black: acc.0[term as usize][1],
+        })
+        .collect();
+    Breakdown {
+        terms,
+        phase: phase(game),
+        side_to_move: game.side_to_move(),
+        total: evaluate(game, w),
+    }
+}
+
+/// The exact score of a finished game for the side to move, as seen at the root (a win is
+/// [`WIN`], a loss `-WIN`, a draw 0); `None` while the game goes on.
+pub fn final_score(game: &Game) -> Option<i32> {
+    let me = game.side_to_move();
+    match game.state() {
+        GameState::Draw => Some(0),
+        GameState::WhiteWins => Some(if me == Color::White { WIN } else { -WIN }),
+        GameState::BlackWins => Some(if me == Color::Black { WIN } else { -WIN }),
+        GameState::NotStarted | GameState::InProgress => None,
+    }
+}
+
+/// Game phase from 0 (nothing placed) to 256 (every piece of the game type on the board).
+pub fn phase(game: &Game) -> i32 {
+    (game.board().on_board_mask().count_ones() * 256 / total_pieces(game)) as i32
+}
+
+/// Where term values go: a plain sum for the search, or per term for [`breakdown`].
+trait Acc {
+    fn add(&mut self, term: Term, color: Color, value: i32);
+}
+
+struct Sum([i32; 2]);
+
+impl Acc for Sum {
+    #[inline(always)]
+    fn add(&mut self, _term: Term, color: Color, value: i32) {
+        self.0[color as usize] += value;
+    }
+}
+
+struct ByTerm([[i32; 2]; Term::ALL.len()]);
+
+impl Acc for ByTerm {
+    fn add(&mut self, term: Term, color: Color, value: i32) {
+        self.0[term as usize][color as usize] += value;
+    }
+}
+
+/// Directions (as six bits) in which a ground piece with occupied neighbours `occ` can slide
+/// out: the target is empty and exactly one of the two cells beside the step is occupied.
+#[inline(always)]
+fn slide_out_mask(occ: u32) -> u32 {
+    let left = ((occ << 1) | (occ >> 5)) & 63; // bit k = neighbour k - 1 occupied
+    let right = ((occ >> 1) | (occ << 5)) & 63; // bit k = neighbour k + 1 occupied
+    !occ & (left ^ right) & 63
+}
+
+/// Number of set bits of a six-bit mask (a table: the default x86-64 target has no popcount
+/// instruction, and the software one costs more than the lookup).
+const BITS6: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut m = 0;
+    while m < 64 {
+        t[m] = (m as u32).count_ones() as u8;
+        m += 1;
+    }
+    t
+};
+
+/// Number of set bits of a mask known to have few of them.
+#[inline(always)]
+fn sparse_count(mut m: u32) -> i32 {
+    let mut n = 0;
+    while m != 0 {
+        m &= m - 1;
+        n += 1;
+    }
+    n
+}
+
+/// Number of runs of occupied neighbours around a cell, by six-bit occupancy mask. With at most
+/// one run the neighbours stay connected around the cell, so it cannot be pinned.
+const ARCS: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut m = 0;
+    while m < 64 {
+        let mut runs = 0;
+        let mut k = 0;
+        while k < 6 {
+            if m >> k & 1 == 1 && m >> ((k + 5) % 6) & 1 == 0 {
+                runs += 1;
+            }
+            k += 1;
+        }
+        t[m] = runs;
+        m += 1;
+    }
+    t
+};
+
+#[inline(always)]
+fn is_adjacent(a: Cell, b: Cell) -> bool {
+    a.neighbors().contains(&b)
+}
+
+#[inline(always)]
+fn lerp(opening: i32, endgame: i32, phase: i32) -> i32 {
+    (opening * (256 - phase) + endgame * phase) / 256
+}
+
+/// Ids of the pieces of one colour and bug, as a mask over piece ids.
+#[inline(always)]
+fn bug_mask(color: Color, bug: Bug) -> u32 {
+    ((1u32 << bug.count()) - 1) << (color as usize * 14 + bug.first_index() as usize)
+}
+
+/// The articulation points of the graph whose nodes are the top pieces in `nodes` (one per
+/// occupied cell) and whose edges are `adj` (by piece id): the cells whose emptying would split
+/// the hive. One depth-first pass over bit masks.
+fn articulation_points(adj: &[u32; 28], nodes: u32) -> u32 {
+    struct Dfs<'a> {
+        adj: &'a [u32; 28],
+        disc: [u8; 28],
+        time: u8,
+        cut: u32,
+    }
+    impl Dfs<'_> {
+        fn visit(&mut self, u: usize, parent: usize) -> u8 {
+            self.time += 1;
+            self.disc[u] = self.time;
+            let mut low = self.time;
+            let mut children = 0;
+            let mut m = self.adj[u];
+            while m != 0 {
+                let v = m.trailing_zeros() as usize;
+                m &= m - 1;
+                if v == parent {
+                    continue;
+                }
+                if self.disc[v] == 0 {
+                    children += 1;
+                    let child_low = self.visit(v, u);
+                    low = low.min(child_low);
+                    if parent != usize::MAX && child_low >= self.disc[u] {
+                        self.cut |= 1 << u;
+                    }
+                } else {
+                    low = low.min(self.disc[v]);
+                }
+            }
+            if parent == usize::MAX && children > 1 {
+                self.cut |= 1 << u;
+            }
+            low
+        }
+    }
+    if nodes == 0 {
+        return 0;
+    }
+    let mut dfs = Dfs {
+        adj,
+        disc: [0; 28],
+        time: 0,
+        cut: 0,
+    };
+    dfs.visit(nodes.trailing_zeros() as usize, usize::MAX);
+    dfs.cut
+}
+
+/// Number of pieces in a game of this type (both colours).
+fn total_pieces(game: &Game) -> u32 {
+    let t = game.game_type();
+    22 + 2 * (t.has(Bug::Mosquito) as u32 + t.has(Bug::Ladybug) as u32 + t.has(Bug::Pillbug) as u32)
+}
+
+fn accumulate<A: Acc>(game: &Game, w: &EvalWeights, acc: &mut A) {
+    let board = game.board();
+    let on_board = board.on_board_mask();
+    let ph = phase(game);
+
+    // One pass over the top pieces: occupied neighbours (six bits) and neighbouring top
+    // pieces (by id).
+    let mut occ = [0u32; 28];
+    let mut adj = [0u32; 28];
+    let mut cell_of = [Cell::ORIGIN; 28];
+    let mut tops = 0u32;
+    let mut ground = 0u32;
+    let mut maybe_pinned = false;
+    let mut covered = on_board;
+    let mut mask = on_board;
+    while mask != 0 {
+        let id = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        let Some(piece) = Piece::from_id(id) else {
+            continue;
+        };
+        let Some(at) = board.position(piece) else {
+            continue;
+        };
+        if board.top_id(at) as usize != id {
+            continue;
+        }
+        covered &= !(1 << id);
+        tops |= 1 << id;
+        cell_of[id] = at;
+        let mut o = 0;
+        let mut a = 0;
+        for (k, &c) in at.neighbors().iter().enumerate() {
+            let t = board.top_id(c) as u32;
+            if t < 28 {
+                o |= 1 << k;
+                a |= 1 << t;
+            }
+        }
+        occ[id] = o;
+        adj[id] = a;
+        if board.height(at) == 1 {
+            ground |= 1 << id;
+            maybe_pinned |= ARCS[o as usize] >= 2;
+        }
+    }
+    let pinned = if maybe_pinned {
+        articulation_points(&adj, tops) & ground
+    } else {
+        0
+    };
+
+    // Covered and pinned pieces.
+    let mut m = covered | pinned;
+    while m != 0 {
+        let id = m.trailing_zeros() as usize;
+        m &= m - 1;
+        if let Some(p) = Piece::from_id(id) {
+            let b = p.bug() as usize;
+            let v = if covered & (1 << id) != 0 {
+                w.covered[b]
+            } else {
+                w.pinned[b]
+            };
+            acc.add(Term::Immobile, p.color(), -v);
+        }
+    }
+
+    // Mobility and reach of the free top pieces whose owner has placed the queen.
+    let white_queen = queen(Color::White);
+    let black_queen = queen(Color::Black);
+    let mut may_move = tops & !pinned;
+    if !board.is_on_board(white_queen) {
+        may_move &= !board.color_mask(Color::White);
+    }
+    if !board.is_on_board(black_queen) {
+        may_move &= !board.color_mask(Color::Black);
+    }
+    let movable_value: [i32; 8] =
+        std::array::from_fn(|b| lerp(w.movable_opening[b], w.movable_endgame[b], ph));
+    let mut movable = 0u32;
+    let mut mask = may_move;
+    while mask != 0 {
+        let id = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        let Some(piece) = Piece::from_id(id) else {
+            continue;
+        };
+        let o = occ[id];
+        let slides = BITS6[slide_out_mask(o) as usize] as u32;
+        let climbs = BITS6[o as usize] as u32;
+        let bug = piece.bug();
+        let (can, reach) = if ground & (1 << id) == 0 {
+            (true, 6)
+        } else {
+            match bug {
+                Bug::Queen | Bug::Spider | Bug::Ant | Bug::Pillbug => (slides > 0, slides),
+                Bug::Beetle => (true, slides + climbs),
+                Bug::Grasshopper | Bug::Ladybug => (true, climbs),
+                Bug::Mosquito => mosquito_mobility(adj[id], slides, climbs),
+            }
+        };
+        if can {
+            movable |= 1 << id;
+            let b = bug as usize;
+            let color = piece.color();
+            acc.add(Term::Mobility, color, movable_value[b]);
+            acc.add(Term::Reach, color, w.reach[b] * reach as i32);
+        }
+    }
+
+    let queen_cell = [board.position(white_queen), board.position(black_queen)];
+    let in_hand_value: [i32; 8] =
+        std::array::from_fn(|b| lerp(w.in_hand_opening[b], w.in_hand_endgame[b], ph));
+    let pillbugs = tops
+        & ground
+        & (bug_mask(Color::White, Bug::Pillbug) | bug_mask(Color::Black, Bug::Pillbug));
+    for color in [Color::White, Color::Black] {
+        let me = color as usize;
+        let own_queen = queen(color);
+
+        // Pieces in hand.
+        let mut hand = 0;
+        let mut m = !on_board
+            & if color == Color::White {
+                0x3fff
+            } else {
+                0x3fff << 14
+            };
+        while m != 0 {
+            let id = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if let Some(p) = Piece::from_id(id)
+                && game.game_type().has(p.bug())
+            {
+                hand += in_hand_value[p.bug() as usize];
+            }
+        }
+        acc.add(Term::InHand, color, hand);
+
+        // Own queen: pressure and safety.
+        if let Some(q) = queen_cell[me] {
+            let top = board.top_id(q) as usize;
+            let around = if top < 28 { adj[top] } else { 0 };
+            let count = if top < 28 {
+                BITS6[occ[top] as usize]
+            } else {
+                0
+            };
+            let enemies = sparse_count(around & board.color_mask(color.opponent()));
+            let stuck = sparse_count(around & !movable);
+            let ring = w.queen_ring[(count as usize).min(5)];
+            acc.add(
+                Term::QueenPressure,
+                color,
+                -(ring + enemies * w.queen_enemy + stuck * w.queen_stuck),
+            );
+            if top != own_queen.id() {
+                acc.add(Term::QueenSafety, color, -w.queen_covered);
+            } else if movable & (1 << top) != 0 {
+                acc.add(Term::QueenSafety, color, w.queen_mobile);
+            }
+        }
+
+        let enemy_queen = queen_cell[1 - me];
+
+        // Beetles (and Mosquitoes on the hive) on or next to the enemy queen.
+        if let Some(eq) = enemy_queen {
+            let climbers =
+                tops & (bug_mask(color, Bug::Beetle) | (bug_mask(color, Bug::Mosquito) & !ground));
+            let mut v = 0;
+            let mut m = climbers;
+            while m != 0 {
+                let id = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let at = cell_of[id];
+                if at == eq {
+                    v += w.beetle_on_queen;
+                } else if is_adjacent(at, eq) {
+                    v += w.beetle_near_queen;
+                }
+            }
+            acc.add(Term::BeetleAttack, color, v);
+        }
+
+        // Pillbugs, and Mosquitoes next to a Pillbug, next to either queen.
+        let mosquitoes = tops & ground & bug_mask(color, Bug::Mosquito);
+        let mut users = tops & ground & bug_mask(color, Bug::Pillbug);
+        let mut m = mosquitoes;
+        while m != 0 {
+            let id = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if adj[id] & pillbugs != 0 {
+                users |= 1 << id;
+            }
+        }
+        let mut v = 0;
+        while users != 0 {
+            let id = users.trailing_zeros() as usize;
+            users &= users - 1;
+            let near = adj[id];
+            if near & (1 << own_queen.id()) != 0
+                && ground & !pinned & (1 << own_queen.id()) != 0
+                && occ[id] != 63
+            {
+                v += w.pillbug_defense;
+            }
+            if let Some(eq) = enemy_queen
+                && is_adjacent(cell_of[id], eq)
+            {
+                v += w.pillbug_attack;
+            }
+        }
+        acc.add(Term::Pillbug, color, v);
+    }
+
+    acc.add(Term::Tempo, game.side_to_move(), w.tempo);
+}
+
+/// Movable and reach for a Mosquito on the ground, which moves as the bugs it touches
+/// (`around`: the ids of the neighbouring top pieces).
+fn mosquito_mobility(around: u32, slides: u32, climbs: u32) -> (bool, u32) {
+    let mut bugs = 0u32;
+    let mut m = around;
+    while m != 0 {
+        let id = m.trailing_zeros() as usize;
+        m &= m - 1;
+        if let Some(p) = Piece::from_id(id) {
+            bugs |= 1 << p.bug() as u32;
+        }
+    }
+    let has = |b: Bug| bugs & (1 << b as u32) != 0;
+    if has(Bug::Beetle) {
+        (true, slides + climbs)
+    } else if has(Bug::Grasshopper) || has(Bug::Ladybug) {
+        (true, climbs.max(slides))
+    } else if has(Bug::Ant) || has(Bug::Spider) || has(Bug::Queen) || has(Bug::Pillbug) {
+        (slides > 0, slides)
+    } else {
+        (false, 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::parse_game_string;
+
+    fn game(s: &str) -> Game {
+        parse_game_string(s, true).expect("valid game string")
+    }
+
+    #[test]
+    fn slide_out_mask_matches_the_slide_rule() {
+        for occ in 0u32..64 {
+            let m = slide_out_mask(occ);
+            for k in 0..6 {
+                let expect = occ & (1 << k) == 0
+                    && ((occ >> ((k + 5) % 6)) & 1) != ((occ >> ((k + 1) % 6)) & 1);
+                assert_eq!(m >> k & 1 == 1, expect, "occ={occ:06b} k={k}");
+            }
+        }
+    }
+
+    #[test]
+    fn start_is_symmetric_and_breakdown_sums_to_total() {
+        let w = EvalWeights::default();
+        let g = game("Base;NotStarted;White[1]");
+        assert_eq!(evaluate(&g, &w), w.tempo);
+        let g = game("Base+MLP;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-");
+        let b = breakdown(&g, &w);
+        let sum: i32 = b.terms.iter().map(|t| t.white - t.black).sum();
+        assert_eq!(b.total, sum);
+        assert_eq!(b.total, evaluate(&g, &w));
+    }
+
+    #[test]
+    fn pressure_on_a_queen_is_bad_for_its_owner() {
+        let w = EvalWeights::default();
+        // Black's queen has three white pieces next to it; White's has one neighbour.
+        let g = game(
+            "Base;InProgress;White[5];wS1;bQ wS1-;wQ -wS1;bA1 bQ-;wA1 wS1\\;bA2 bA1/;wA1 bQ\\;bA2 bA1\\",
+        );
+        let b = breakdown(&g, &w);
+        let qp = b.terms[Term::QueenPressure as usize];
+        assert!(qp.black < qp.white, "{b:?}");
+    }
+
+    #[test]
+    fn finished_games_score_beyond_every_evaluation() {
+        let g = game(
+            "Base;InProgress;White[14];wS1;bS1 wS1-;wQ \\wS1;bQ bS1/;wB1 /wS1;bB1 bS1\\;wB1 wS1;bB1 bS1;wB1 wQ;bB1 -bQ;wS1 bQ\\;bS1 -wB1;wS1 bS1\\;bA1 bQ-;wS1 bQ\\;bA1 bS1\\;wS1 bA1\\;bA2 \\bQ;wS1 -bS1;bA2 \\wB1;wS1 bA2/;bQ bB1/;wB1 bB1;bQ wS1\\;wS1 wB1-;bA3 bA1\\",
+        );
+        assert!(final_score(&g).is_none());
+        assert!(evaluate(&g, &EvalWeights::default()).abs() <= MAX_EVAL);
+    }
+}

@@ -1,0 +1,562 @@
+//! One search thread: principal variation search over its own copy of the game, with its own
+//! killer and history tables, sharing the transposition table and the stop flags.
+
+use super::SearchParams;
+use super::time::{CHECK_INTERVAL, TimeManager};
+use super::tt::{Bound, TranspositionTable};
+use crate::core::game::queen;
+use crate::core::hex::{CELLS, SIDE};
+use crate::core::move_list::MAX_MOVES;
+use crate::core::{Cell, Game, Move, MoveList, Piece};
+use crate::eval::{self, WIN, WIN_THRESHOLD};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Deepest ply the search can reach (main search and quiescence together).
+pub const MAX_PLY: usize = 128;
+/// Larger than every score.
+pub const INF: i32 = WIN + 1;
+
+/// State shared by every thread of one search.
+pub struct Shared<'a> {
+    /// The transposition table.
+    pub tt: &'a TranspositionTable,
+    /// Search settings.
+    pub params: &'a SearchParams,
+    /// Deadlines.
+    pub time: TimeManager,
+    /// The caller's stop flag.
+    pub external_stop: &'a AtomicBool,
+    /// Raised to make every thread unwind now: the search is over, or the current root search
+    /// has become pointless (a root move failed high).
+    pub abort: AtomicBool,
+    /// Raised when the whole search is over (time or the caller's stop).
+    pub stopped: AtomicBool,
+}
+
+impl Shared<'_> {
+    /// Looks at the clock and the caller's flag; raises `stopped` and `abort` when it is time.
+    pub fn poll(&self) {
+        if self.external_stop.load(Ordering::Relaxed) || self.time.hard_expired() {
+            self.stopped.store(true, Ordering::Relaxed);
+            self.abort.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether the threads must unwind.
+    #[inline(always)]
+    pub fn aborted(&self) -> bool {
+        self.abort.load(Ordering::Relaxed)
+    }
+}
+
+/// The moves of one node and their ordering keys.
+struct PlyData {
+    moves: MoveList,
+    /// Sort keys: ordering score in the high half, `MAX_MOVES - index` in the low half.
+    keys: [u64; MAX_MOVES],
+}
+
+/// Scores of the ordering classes (higher is tried first). History scores stay within
+/// `-HISTORY_MAX..=HISTORY_MAX`, below every bonus.
+const HISTORY_MAX: i32 = 8_000;
+const ORDER_TT: i32 = 1 << 30;
+const ORDER_ON_QUEEN: i32 = 60_000;
+const ORDER_PRESSURE: i32 = 40_000;
+const ORDER_KILLER: [i32; 2] = [30_000, 29_000];
+const ORDER_RELIEF: i32 = 20_000;
+/// Moves scored at or above this are never reduced.
+const ORDER_TACTICAL: i32 = ORDER_RELIEF;
+const ORDER_LOOSEN: i32 = -10_000;
+const ORDER_SELF_PRESSURE: i32 = -12_000;
+
+/// A search thread.
+pub struct Worker {
+    /// The game, at the node being searched (made and unmade along the way).
+    pub game: Game,
+    /// Nodes searched since the last reset.
+    pub nodes: u64,
+    stack: Vec<Option<Box<PlyData>>>,
+    killers: Box<[[Move; 2]; MAX_PLY]>,
+    /// History by piece kind (colour and bug) and destination.
+    history: Vec<i16>,
+    /// Triangular principal-variation table.
+    pv: Box<[[Move; MAX_PLY]; MAX_PLY]>,
+    pv_len: [usize; MAX_PLY],
+    /// Late-move reductions by depth and move number.
+    reductions: Box<[[u8; 64]; 64]>,
+}
+
+impl Worker {
+    /// A worker with empty tables, searching `game`.
+    pub fn new(game: Game) -> Worker {
+        let mut reductions = Box::new([[0u8; 64]; 64]);
+        for (d, row) in reductions.iter_mut().enumerate().skip(1) {
+            for (i, r) in row.iter_mut().enumerate().skip(1) {
+                *r = (0.5 + (d as f64).ln() * (i as f64).ln() / 2.2) as u8;
+            }
+        }
+        Worker {
+            game,
+            nodes: 0,
+            stack: (0..MAX_PLY)
+                .map(|_| {
+                    Some(Box::new(PlyData {
+                        moves: MoveList::new(),
+                        keys: [0; MAX_MOVES],
+                    }))
+                })
+                .collect(),
+            killers: Box::new([[Move::PASS; 2]; MAX_PLY]),
+            history: vec![0; 16 * CELLS],
+            pv: Box::new([[Move::PASS; MAX_PLY]; MAX_PLY]),
+            pv_len: [0; MAX_PLY],
+            reductions,
+        }
+    }
+
+    /// Prepares for a new search from `game`: history is kept but halved, killers cleared.
+    pub fn prepare(&mut self, game: &Game) {
+        self.game.clone_from(game);
+        self.killers.fill([Move::PASS; 2]);
+        for h in &mut self.history {
+            *h /= 2;
+        }
+        self.nodes = 0;
+    }
+
+    /// The principal variation below the root move just searched (from ply 1).
+    pub fn child_pv(&self) -> &[Move] {
+        let len = self.pv_len[1].max(1);
+        &self.pv[1][1..len]
+    }
+
+    /// Searches the root move `m` (legal in `self.game`) to `depth` with window
+    /// `(alpha, beta)` from the root's view; `full` searches with the whole window at once
+    /// (the first move), otherwise a null window is tried first. Returns the score from the
+    /// root's view (meaningless when the search was aborted).
+    pub fn search_root_move(
+        &mut self,
+        sh: &Shared,
+        m: Move,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        full: bool,
+    ) -> i32 {
+        self.game.play_unchecked(m);
+        let mut score;
+        if full {
+            score = -self.negamax(sh, depth - 1, -beta, -alpha, 1, true);
+        } else {
+            score = -self.negamax(sh, depth - 1, -alpha - 1, -alpha, 1, false);
+            if score > alpha && score < beta && !sh.aborted() {
+                score = -self.negamax(sh, depth - 1, -beta, -alpha, 1, true);
+            }
+        }
+        self.game.undo();
+        score
+    }
+
+    #[inline(always)]
+    fn count_node(&mut self, sh: &Shared) {
+        self.nodes += 1;
+        if self.nodes.is_multiple_of(CHECK_INTERVAL) {
+            sh.poll();
+        }
+    }
+
+    /// Exact score of a finished game, or the draw score of a repeated position.
+    #[inline(always)]
+    fn terminal(&self, ply: usize) -> Option<i32> {
+        if let Some(s) = eval::final_score(&self.game) {
+            return Some(match s.signum() {
+                1 => WIN - ply as i32,
+                -1 => -WIN + ply as i32,
+                _ => 0,
+            });
+        }
+        if self.game.is_repetition() {
+            return Some(0);
+        }
+        None
+    }
+
+    /// Negamax principal variation search of the current position to `depth` plies, from the
+    /// side to move's view. Fail-soft: the result may lie outside `(alpha, beta)`.
+    pub fn negamax(
+        &mut self,
+        sh: &Shared,
+        depth: i32,
+        mut alpha: i32,
+        mut beta: i32,
+        ply: usize,
+        pv_node: bool,
+    ) -> i32 {
+        self.pv_len[ply] = ply;
+        self.count_node(sh);
+        if sh.aborted() {
+            return 0;
+        }
+        if let Some(s) = self.terminal(ply) {
+            return s;
+        }
+        if depth <= 0 || ply >= MAX_PLY - 1 {
+            return self.quiesce(sh, alpha, beta, ply, 0);
+        }
+        // Mate distance pruning: no score here can beat a win at the next ply.
+        alpha = alpha.max(-WIN + ply as i32);
+        beta = beta.min(WIN - ply as i32 - 1);
+        if alpha >= beta {
+            return alpha;
+        }
+
+        let key = self.game.hash();
+        let mut tt_move = None;
+        if let Some(e) = sh.tt.probe(key) {
+            tt_move = e.mv;
+            if !pv_node && e.depth as i32 >= depth {
+                let s = score_from_tt(e.score, ply);
+                let cut = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s >= beta,
+                    Bound::Upper => s <= alpha,
+                };
+                if cut {
+                    return s;
+                }
+            }
+        }
+
+        let Some(mut data) = self.stack[ply].take() else {
+            return eval::evaluate(&self.game, &sh.params.weights);
+        };
+        self.game.generate_moves(&mut data.moves);
+        let n = data.moves.len();
+        // The table's move (if legal here) goes first; the others are scored only if it does
+        // not cut off.
+        let mut first = 0;
+        if let Some(tm) = tt_move
+            && let Some(pos) = data.moves.as_slice().iter().position(|&m| m == tm)
+        {
+            data.moves.as_mut_slice().swap(0, pos);
+            data.keys[0] = key_of(ORDER_TT, 0);
+            first = 1;
+        }
+
+        let alpha0 = alpha;
+        let mut best = -INF;
+        let mut best_move = None;
+        for i in 0..n {
+            if i == first {
+                self.score_moves(&mut data, first, ply);
+            }
+            let (m, order) = pick(&mut data, i, n);
+            self.game.play_unchecked(m);
+            let mut score;
+            if i == 0 {
+                score = -self.negamax(sh, depth - 1, -beta, -alpha, ply + 1, pv_node);
+            } else {
+                let mut r = 0;
+                if sh.params.lmr && depth >= 3 && order < ORDER_TACTICAL && i >= 2 {
+                    r = self.reductions[(depth as usize).min(63)][i.min(63)] as i32;
+                    if pv_node {
+                        r -= 1;
+                    }
+                    r = r.clamp(0, depth - 2);
+                }
+                score = -self.negamax(sh, depth - 1 - r, -alpha - 1, -alpha, ply + 1, false);
+                if r > 0 && score > alpha {
+                    score = -self.negamax(sh, depth - 1, -alpha - 1, -alpha, ply + 1, false);
+                }
+                if pv_node && score > alpha && score < beta {
+                    score = -self.negamax(sh, depth - 1, -beta, -alpha, ply + 1, true);
+                }
+            }
+            self.game.undo();
+            if sh.aborted() {
+                self.stack[ply] = Some(data);
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    best_move = Some(m);
+                    alpha = score;
+                    if pv_node {
+                        self.update_pv(ply, m);
+                    }
+                    if score >= beta {
+                        self.reward(&data, i, m, order, depth, ply);
+                        break;
+                    }
+                }
+            }
+        }
+        self.stack[ply] = Some(data);
+
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > alpha0 {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        sh.tt.store(
+            key,
+            best_move,
+            score_to_tt(best, ply),
+            depth.clamp(0, 255) as u8,
+            bound,
+        );
+        best
+    }
+
+    /// Quiescence search: the static evaluation, unless a queen is nearly surrounded; then
+    /// the side to move may also try the moves that add pressure to the enemy queen, so that
+    /// a win on the next move is not missed at the horizon.
+    fn quiesce(&mut self, sh: &Shared, mut alpha: i32, beta: i32, ply: usize, qply: u32) -> i32 {
+        let stand = eval::evaluate(&self.game, &sh.params.weights);
+        if !sh.params.quiescence || qply >= sh.params.quiescence_plies || ply >= MAX_PLY - 1 {
+            return stand;
+        }
+        let me = self.game.side_to_move();
+        let Some(eq) = self.game.board().position(queen(me.opponent())) else {
+            return stand;
+        };
+        if self.game.queen_pressure(me.opponent()) < 5 {
+            return stand;
+        }
+        if stand >= beta {
+            return stand;
+        }
+        alpha = alpha.max(stand);
+        let Some(mut data) = self.stack[ply].take() else {
+            return stand;
+        };
+        self.game.generate_moves(&mut data.moves);
+        let mut best = stand;
+        for i in 0..data.moves.len() {
+            let m = data.moves.as_slice()[i];
+            if m.is_pass() || !m.to().neighbors().contains(&eq) {
+                continue;
+            }
+            self.game.play_unchecked(m);
+            self.count_node(sh);
+            let score = match self.terminal(ply + 1) {
+                Some(s) => -s,
+                None => -self.quiesce(sh, -beta, -alpha, ply + 1, qply + 1),
+            };
+            self.game.undo();
+            if sh.aborted() {
+                break;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.stack[ply] = Some(data);
+        best
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        let child_len = self.pv_len[ply + 1].max(ply + 1);
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        let row = &mut head[ply];
+        row[ply] = m;
+        row[ply + 1..child_len].copy_from_slice(&tail[0][ply + 1..child_len]);
+        self.pv_len[ply] = child_len;
+    }
+
+    /// Killer and history updates after move `i` (`m`) caused a cutoff.
+    fn reward(&mut self, data: &PlyData, i: usize, m: Move, order: i32, depth: i32, ply: usize) {
+        if order >= ORDER_PRESSURE || m.is_pass() {
+            return;
+        }
+        let k = &mut self.killers[ply];
+        if k[0] != m {
+            k[1] = k[0];
+            k[0] = m;
+        }
+        let bonus = (depth * depth).min(400);
+        update_history(&mut self.history, m, bonus);
+        for j in 0..i {
+            let other =
+                data.moves.as_slice()[(MAX_MOVES as u64 - (data.keys[j] & 0xffff_ffff)) as usize];
+            if other != m && !other.is_pass() {
+                update_history(&mut self.history, other, -bonus);
+            }
+        }
+    }
+
+    /// `moves` (legal in `self.game`) in the order a node search would try them: the table's
+    /// move first, then by the ordering heuristics.
+    pub fn order_root(&mut self, sh: &Shared, moves: &MoveList) -> Vec<Move> {
+        let tt_move = sh.tt.probe(self.game.hash()).and_then(|e| e.mv);
+        let Some(mut data) = self.stack[0].take() else {
+            return moves.to_vec();
+        };
+        data.moves.clone_from(moves);
+        let mut first = 0;
+        if let Some(pos) = moves.iter().position(|&m| Some(m) == tt_move) {
+            data.moves.as_mut_slice().swap(0, pos);
+            data.keys[0] = key_of(ORDER_TT, 0);
+            first = 1;
+        }
+        self.score_moves(&mut data, first, 0);
+        let n = data.moves.len();
+        data.keys[..n].sort_unstable_by(|a, b| b.cmp(a));
+        let ordered = data.keys[..n]
+            .iter()
+            .map(|&k| data.moves.as_slice()[MAX_MOVES - (k & 0xffff_ffff) as usize])
+            .collect();
+        self.stack[0] = Some(data);
+        ordered
+    }
+
+    /// Fills the ordering keys of `data.moves[from..]`.
+    fn score_moves(&self, data: &mut PlyData, from: usize, ply: usize) {
+        let me = self.game.side_to_move();
+        let board = self.game.board();
+        let enemy_q = board.position(queen(me.opponent()));
+        let my_queen = queen(me);
+        let my_q = board.position(my_queen);
+        let killers = self.killers[ply];
+        for (i, &m) in data.moves.as_slice().iter().enumerate().skip(from) {
+            let score = if let Some(piece) = m.piece() {
+                let to = m.to();
+                let from = board.position(piece);
+                // A piece leaving a cell empties it unless it was on top of a stack.
+                let leaves = |c: Cell| from.is_some_and(|f| board.height(f) == 1 && adjacent(f, c));
+                let mut s = self.history[history_index(piece, to)] as i32;
+                if let Some(eq) = enemy_q {
+                    if to == eq {
+                        s += ORDER_ON_QUEEN;
+                    } else if adjacent(to, eq) {
+                        if !leaves(eq) {
+                            s += ORDER_PRESSURE;
+                        }
+                    } else if leaves(eq) {
+                        s += ORDER_LOOSEN;
+                    }
+                }
+                if s < ORDER_TACTICAL {
+                    if killers[0] == m {
+                        s = s.max(ORDER_KILLER[0]);
+                    } else if killers[1] == m {
+                        s = s.max(ORDER_KILLER[1]);
+                    } else if let Some(mq) = my_q
+                        && piece != my_queen
+                    {
+                        if leaves(mq) && !adjacent(to, mq) {
+                            s += ORDER_RELIEF;
+                        } else if adjacent(to, mq) && !leaves(mq) {
+                            s += ORDER_SELF_PRESSURE;
+                        }
+                    }
+                }
+                s
+            } else {
+                0
+            };
+            data.keys[i] = key_of(score, i);
+        }
+    }
+}
+
+/// The sort key of move `index` with ordering score `score`.
+#[inline(always)]
+fn key_of(score: i32, index: usize) -> u64 {
+    ((score as i64 - i32::MIN as i64) as u64) << 32 | (MAX_MOVES - index) as u64
+}
+
+/// Puts the `i`-th best move at position `i` and returns it with its ordering score. The first
+/// few are selected one by one (a cutoff usually comes early); at the fourth the rest is sorted.
+#[inline]
+fn pick(data: &mut PlyData, i: usize, n: usize) -> (Move, i32) {
+    const SELECT: usize = 3;
+    if i < SELECT {
+        let mut best = i;
+        for j in i + 1..n {
+            if data.keys[j] > data.keys[best] {
+                best = j;
+            }
+        }
+        data.keys.swap(i, best);
+    } else if i == SELECT {
+        data.keys[i..n].sort_unstable_by(|a, b| b.cmp(a));
+    }
+    let key = data.keys[i];
+    let index = MAX_MOVES - (key & 0xffff_ffff) as usize;
+    let score = ((key >> 32) as i64 + i32::MIN as i64) as i32;
+    (data.moves.as_slice()[index], score)
+}
+
+/// Bit `dr * 32 + dq` set when the offset `(dq, dr)` (each modulo the grid side) leads to a
+/// neighbouring cell.
+const NEIGHBOR_OFFSETS: [u64; 16] = {
+    let mut t = [0u64; 16];
+    let offsets = [(1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1)];
+    let mut i = 0;
+    while i < 6 {
+        let (dq, dr) = offsets[i];
+        let key = ((dr & 31) * 32 + (dq & 31)) as usize;
+        t[key / 64] |= 1 << (key % 64);
+        i += 1;
+    }
+    t
+};
+
+/// Whether two cells are neighbours, by table.
+#[inline(always)]
+fn adjacent(a: Cell, b: Cell) -> bool {
+    let (a, b) = (a.index(), b.index());
+    let dq = (a % SIDE).wrapping_sub(b % SIDE) & (SIDE - 1);
+    let dr = (a / SIDE).wrapping_sub(b / SIDE) & (SIDE - 1);
+    let key = dr * SIDE + dq;
+    NEIGHBOR_OFFSETS[key / 64] >> (key % 64) & 1 != 0
+}
+
+#[inline(always)]
+fn history_index(piece: Piece, to: Cell) -> usize {
+    (piece.color() as usize * 8 + piece.bug() as usize) * CELLS + to.index()
+}
+
+/// History with gravity: values stay within `±HISTORY_MAX`.
+fn update_history(history: &mut [i16], m: Move, bonus: i32) {
+    let Some(piece) = m.piece() else {
+        return;
+    };
+    let h = &mut history[history_index(piece, m.to())];
+    let v = *h as i32;
+    *h = (v + bonus - v * bonus.abs() / HISTORY_MAX) as i16;
+}
+
+/// A score as stored in the table: win scores counted from the node instead of the root.
+#[inline(always)]
+pub fn score_to_tt(score: i32, ply: usize) -> i32 {
+    if score >= WIN_THRESHOLD {
+        score + ply as i32
+    } else if score <= -WIN_THRESHOLD {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+/// The inverse of [`score_to_tt`].
+#[inline(always)]
+pub fn score_from_tt(score: i32, ply: usize) -> i32 {
+    if score >= WIN_THRESHOLD {
+        score - ply as i32
+    } else if score <= -WIN_THRESHOLD {
+        score + ply as i32
+    } else {
+        score
+    }
+}
