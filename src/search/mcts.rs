@@ -317,7 +317,7 @@ pub fn search(
             {
                 break;
             }
-            if iterations % 64 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+            if iterations.is_multiple_of(64) && deadline.is_some_and(|d| Instant::now() >= d) {
                 break;
             }
             tree.iterate(&mut g, &mut path);
