@@ -506,7 +506,8 @@ fn parse_time(text: &str) -> Option<Duration> {
 }
 
 /// Mzinga's intermediate line `move;depth;score`, followed by the principal variation (best
-/// move first). The variation is cut at the first move that is not legal in its position.
+/// move first), and for MCTS the best move's share of the root visits (`visits=62.5%`). The
+/// variation is cut at the first move that is not legal in its position.
 fn info_line(game: &Game, info: &SearchInfo) -> Option<String> {
     let mut scratch = game.clone();
     let mut pv = Vec::new();
@@ -518,12 +519,12 @@ fn info_line(game: &Game, info: &SearchInfo) -> Option<String> {
         scratch.play_unchecked(m);
     }
     let first = pv.first()?;
-    Some(format!(
-        "{first};{};{};{}",
-        info.depth,
-        info.score,
-        pv.join(";")
-    ))
+    let mut line = format!("{first};{};{};{}", info.depth, info.score, pv.join(";"));
+    if let Some(share) = info.visit_share {
+        // MCTS: the share of root visits the move received, after the variation.
+        line.push_str(&format!(";visits={:.1}%", share * 100.0));
+    }
+    Some(line)
 }
 
 /// The `help` text: every command with its arguments, or the details of one.
