@@ -138,6 +138,7 @@ impl<W: Write> Server<W> {
             "undo" => self.undo(args),
             "options" => self.options(args),
             "board" => no_args("board", args).and_then(|()| self.board()),
+            "eval" => no_args("eval", args).and_then(|()| self.eval()),
             "perft" => self.perft(args),
             "help" => help(args),
             "exit" => no_args("exit", args).map(|()| {
@@ -349,6 +350,27 @@ impl<W: Write> Server<W> {
         self.settings = settings;
     }
 
+    /// The static evaluation of the current position, term by term.
+    fn eval(&mut self) -> Reply {
+        let game = self.game.as_ref().ok_or_else(|| err(NO_GAME))?;
+        let b = crate::eval::breakdown(game, &self.engine.params().weights);
+        let mut lines = vec![format!(
+            "total {} for {} (phase {}/256)",
+            b.total,
+            b.side_to_move.name(),
+            b.phase
+        )];
+        lines.extend(b.terms.iter().map(|t| {
+            format!(
+                "{:<16} white {:>6}  black {:>6}",
+                t.term.name(),
+                t.white,
+                t.black
+            )
+        }));
+        Ok(lines)
+    }
+
     fn board(&mut self) -> Reply {
         let game = self.game_mut()?;
         Ok(board_view::render(game))
@@ -529,7 +551,7 @@ fn info_line(game: &Game, info: &SearchInfo) -> Option<String> {
 
 /// The `help` text: every command with its arguments, or the details of one.
 fn help(args: &str) -> Reply {
-    const COMMANDS: [(&str, &str, &str); 12] = [
+    const COMMANDS: [(&str, &str, &str); 13] = [
         (
             "info",
             "info",
@@ -581,6 +603,11 @@ fn help(args: &str) -> Reply {
             "board",
             "board",
             "Extension: draws the hive on a hex grid, with the side to move and the pieces in hand.",
+        ),
+        (
+            "eval",
+            "eval",
+            "Extension: the static evaluation of the position for the side to move, with each term for each colour.",
         ),
     ];
     if args.is_empty() {
