@@ -348,7 +348,8 @@ pub fn search(
     };
     let merged = merge(&stats);
     let summary = info(&merged);
-    if threads > 1 && !summary.pv.is_empty() {
+    // The final count, after the reports at powers of two along the way.
+    if !summary.pv.is_empty() {
         report(&summary);
     }
     match summary.pv.first() {
