@@ -126,7 +126,7 @@ impl Default for SearchParams {
             aspiration: true,
             lmr: true,
             quiescence: true,
-            quiescence_pressure: 5,
+            quiescence_pressure: 4,
             quiescence_plies: 2,
             rfp_margin: 60,
             futility_margin: 150,
