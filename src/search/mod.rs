@@ -100,6 +100,9 @@ pub struct SearchParams {
     /// Reduce the depth of late, quiet moves (re-searched at full depth when they fail high).
     /// Not value-preserving; it never applies at depths below 3.
     pub lmr: bool,
+    /// Strength of the reductions in percent of `0.5 + ln(depth) * ln(move number) / 2.2`
+    /// plies.
+    pub lmr_percent: u32,
     /// At the horizon, let the side to move try moves next to an enemy queen that has at least
     /// `quiescence_pressure` occupied neighbours (so that a win in one at the horizon is not
     /// missed).
@@ -125,6 +128,7 @@ impl Default for SearchParams {
             weights: EvalWeights::default(),
             aspiration: true,
             lmr: true,
+            lmr_percent: 100,
             quiescence: true,
             quiescence_pressure: 4,
             quiescence_plies: 2,

@@ -173,8 +173,8 @@ pub struct Worker {
     /// Triangular principal-variation table.
     pv: Box<[[Move; MAX_PLY]; MAX_PLY]>,
     pv_len: [usize; MAX_PLY],
-    /// Late-move reductions by depth and move number.
-    reductions: Box<[[u8; 64]; 64]>,
+    /// Late-move reductions by depth and move number, in 1/256 plies.
+    reductions: Box<[[u16; 64]; 64]>,
     /// Whether this is the main thread of a parallel search, which shares out the moves of
     /// PV nodes among the helpers.
     pub main: bool,
@@ -189,10 +189,10 @@ const EVAL_CACHE: usize = 1 << 15;
 impl Worker {
     /// A worker with empty tables, searching `game`.
     pub fn new(game: Game) -> Worker {
-        let mut reductions = Box::new([[0u8; 64]; 64]);
+        let mut reductions = Box::new([[0u16; 64]; 64]);
         for (d, row) in reductions.iter_mut().enumerate().skip(1) {
             for (i, r) in row.iter_mut().enumerate().skip(1) {
-                *r = (0.5 + (d as f64).ln() * (i as f64).ln() / 2.2) as u8;
+                *r = (256.0 * (0.5 + (d as f64).ln() * (i as f64).ln() / 2.2)) as u16;
             }
         }
         Worker {
@@ -541,7 +541,8 @@ impl Worker {
         } else {
             let mut r = 0;
             if sh.params.lmr && depth >= 3 && order < ORDER_TACTICAL && i >= 2 {
-                r = self.reductions[(depth as usize).min(63)][i.min(63)] as i32;
+                let base = self.reductions[(depth as usize).min(63)][i.min(63)] as i32;
+                r = base * sh.params.lmr_percent as i32 / 25_600;
                 if pv_node {
                     r -= 1;
                 }
