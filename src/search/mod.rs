@@ -238,11 +238,15 @@ impl Engine {
         self.params = params;
     }
 
-    /// Forgets everything learnt from earlier searches (for `newgame`): the table is dropped
-    /// (and reallocated zeroed at the next search), killers and history are cleared.
+    /// Forgets everything learnt from earlier searches (for `newgame`): the table is emptied,
+    /// killers, history and cached evaluations are cleared. Memory is kept.
     pub fn clear(&mut self) {
-        self.tt = None;
-        self.workers.clear();
+        if let Some(tt) = &mut self.tt {
+            tt.clear();
+        }
+        for w in &self.workers {
+            lock(w).reset();
+        }
     }
 
     /// Chooses a move for the side to move in `game`, which must not be over (for a finished

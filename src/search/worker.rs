@@ -216,6 +216,14 @@ impl Worker {
         }
     }
 
+    /// Forgets killers, history and cached evaluations, as if newly made.
+    pub fn reset(&mut self) {
+        self.killers.fill([Move::PASS; 2]);
+        self.history.fill(0);
+        self.eval_cache.fill((0, 0));
+        self.nodes = 0;
+    }
+
     /// Prepares for a new search from `game`: history is kept but halved, killers cleared.
     pub fn prepare(&mut self, game: &Game) {
         self.game.clone_from(game);
