@@ -18,7 +18,7 @@ pub const MAX_PLY: usize = 128;
 pub const INF: i32 = WIN + 1;
 
 /// Shallowest depth at which a PV node shares its moves among the threads.
-const SPLIT_DEPTH: i32 = 3;
+const SPLIT_DEPTH: i32 = 2;
 
 /// The helper workers of a parallel search: `helpers[0]` is used by the calling (main) thread
 /// when it joins a split, `helpers[i + 1]` by pool thread `i`.
