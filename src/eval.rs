@@ -82,8 +82,8 @@ impl Default for EvalWeights {
             queen_mobile: 12,
             queen_covered: 60,
             //                Q   S   B   G   A   M   L   P
-            movable_opening: [10, 14, 22, 16, 34, 26, 22, 14],
-            movable_endgame: [16, 18, 34, 22, 46, 40, 30, 20],
+            movable_opening: [7, 9, 15, 11, 23, 17, 15, 9],
+            movable_endgame: [11, 12, 23, 15, 31, 27, 20, 13],
             reach: [3, 1, 1, 2, 2, 2, 1, 2],
             pinned: [0, 2, 4, 2, 6, 6, 3, 2],
             covered: [0, 4, 8, 4, 10, 10, 6, 6],

@@ -15,7 +15,7 @@
 //! evaluations by position hash.
 //!
 //! Parallelism is principal-variation splitting, the root included: at the root and at every
-//! PV node at least three plies from the horizon, the first move is searched
+//! PV node at least two plies from the horizon, the first move is searched
 //! alone to establish a bound, then the remaining moves are shared out among the threads (the
 //! calling thread and a rayon pool of `threads - 1`), each thread taking the next unsearched
 //! move, searching it with a null window against the best score found so far (shared through an
@@ -104,6 +104,9 @@ pub struct SearchParams {
     /// Reduce the depth of late, quiet moves (re-searched at full depth when they fail high).
     /// Not value-preserving; it never applies at depths below 3.
     pub lmr: bool,
+    /// Strength of the reductions in percent of `0.5 + ln(depth) * ln(move number) / 2.2`
+    /// plies.
+    pub lmr_percent: u32,
     /// At the horizon, let the side to move try moves next to an enemy queen that has at least
     /// `quiescence_pressure` occupied neighbours (so that a win in one at the horizon is not
     /// missed).
@@ -129,8 +132,9 @@ impl Default for SearchParams {
             weights: EvalWeights::default(),
             aspiration: true,
             lmr: true,
+            lmr_percent: 100,
             quiescence: true,
-            quiescence_pressure: 5,
+            quiescence_pressure: 4,
             quiescence_plies: 2,
             rfp_margin: 60,
             futility_margin: 150,
@@ -238,11 +242,15 @@ impl Engine {
         self.params = params;
     }
 
-    /// Forgets everything learnt from earlier searches (for `newgame`): the table is dropped
-    /// (and reallocated zeroed at the next search), killers and history are cleared.
+    /// Forgets everything learnt from earlier searches (for `newgame`): the table is emptied,
+    /// killers, history and cached evaluations are cleared. Memory is kept.
     pub fn clear(&mut self) {
-        self.tt = None;
-        self.workers.clear();
+        if let Some(tt) = &mut self.tt {
+            tt.clear();
+        }
+        for w in &self.workers {
+            lock(w).reset();
+        }
     }
 
     /// Chooses a move for the side to move in `game`, which must not be over (for a finished

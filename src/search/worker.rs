@@ -18,7 +18,7 @@ pub const MAX_PLY: usize = 128;
 pub const INF: i32 = WIN + 1;
 
 /// Shallowest depth at which a PV node shares its moves among the threads.
-const SPLIT_DEPTH: i32 = 3;
+const SPLIT_DEPTH: i32 = 2;
 
 /// The helper workers of a parallel search: `helpers[0]` is used by the calling (main) thread
 /// when it joins a split, `helpers[i + 1]` by pool thread `i`.
@@ -173,8 +173,8 @@ pub struct Worker {
     /// Triangular principal-variation table.
     pv: Box<[[Move; MAX_PLY]; MAX_PLY]>,
     pv_len: [usize; MAX_PLY],
-    /// Late-move reductions by depth and move number.
-    reductions: Box<[[u8; 64]; 64]>,
+    /// Late-move reductions by depth and move number, in 1/256 plies.
+    reductions: Box<[[u16; 64]; 64]>,
     /// Whether this is the main thread of a parallel search, which shares out the moves of
     /// PV nodes among the helpers.
     pub main: bool,
@@ -189,10 +189,10 @@ const EVAL_CACHE: usize = 1 << 15;
 impl Worker {
     /// A worker with empty tables, searching `game`.
     pub fn new(game: Game) -> Worker {
-        let mut reductions = Box::new([[0u8; 64]; 64]);
+        let mut reductions = Box::new([[0u16; 64]; 64]);
         for (d, row) in reductions.iter_mut().enumerate().skip(1) {
             for (i, r) in row.iter_mut().enumerate().skip(1) {
-                *r = (0.5 + (d as f64).ln() * (i as f64).ln() / 2.2) as u8;
+                *r = (256.0 * (0.5 + (d as f64).ln() * (i as f64).ln() / 2.2)) as u16;
             }
         }
         Worker {
@@ -214,6 +214,14 @@ impl Worker {
             main: false,
             eval_cache: vec![(0, 0); EVAL_CACHE],
         }
+    }
+
+    /// Forgets killers, history and cached evaluations, as if newly made.
+    pub fn reset(&mut self) {
+        self.killers.fill([Move::PASS; 2]);
+        self.history.fill(0);
+        self.eval_cache.fill((0, 0));
+        self.nodes = 0;
     }
 
     /// Prepares for a new search from `game`: history is kept but halved, killers cleared.
@@ -541,7 +549,8 @@ impl Worker {
         } else {
             let mut r = 0;
             if sh.params.lmr && depth >= 3 && order < ORDER_TACTICAL && i >= 2 {
-                r = self.reductions[(depth as usize).min(63)][i.min(63)] as i32;
+                let base = self.reductions[(depth as usize).min(63)][i.min(63)] as i32;
+                r = base * sh.params.lmr_percent as i32 / 25_600;
                 if pv_node {
                     r -= 1;
                 }
