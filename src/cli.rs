@@ -110,17 +110,7 @@ fn run_perft(game: &str, depth: u32, divide: bool, threads: usize) -> Result<()>
                 .map(|&(_, n)| n)
                 .sum()
         };
-        let secs = start.elapsed().as_secs_f64();
-        let nps = if secs > 0.0 {
-            (nodes as f64 / secs) as u64
-        } else {
-            0
-        };
-        writeln!(
-            out,
-            "depth={d} nodes={nodes} time_ms={} nps={nps}",
-            (secs * 1000.0).round() as u64
-        )?;
+        writeln!(out, "depth={d} nodes={nodes} {}", rate(nodes, start))?;
         out.flush()?;
     }
     Ok(())
@@ -167,16 +157,17 @@ fn run_bench(depth: u32, threads: usize, hash_mb: usize) -> Result<()> {
         )?;
         out.flush()?;
     }
+    writeln!(out, "nodes={total_nodes} {}", rate(total_nodes, start))?;
+    Ok(())
+}
+
+/// `time_ms=<elapsed> nps=<nodes per second>` for `nodes` counted since `start`.
+fn rate(nodes: u64, start: Instant) -> String {
     let secs = start.elapsed().as_secs_f64();
     let nps = if secs > 0.0 {
-        (total_nodes as f64 / secs) as u64
+        (nodes as f64 / secs) as u64
     } else {
         0
     };
-    writeln!(
-        out,
-        "nodes={total_nodes} time_ms={} nps={nps}",
-        (secs * 1000.0).round() as u64
-    )?;
-    Ok(())
+    format!("time_ms={} nps={nps}", (secs * 1000.0).round() as u64)
 }
