@@ -172,16 +172,6 @@ impl Game {
         self.history.iter().map(|u| u.mv)
     }
 
-    /// The last move played, if any.
-    pub fn last_move(&self) -> Option<Move> {
-        self.history.last().map(|u| u.mv)
-    }
-
-    /// Where the piece of the `i`-th move (0-based) stood before it, `None` for a placement.
-    pub fn move_origin(&self, i: usize) -> Option<Cell> {
-        self.history.get(i).and_then(|u| u.from)
-    }
-
     /// Whether `piece` takes part in this game type.
     #[inline(always)]
     pub fn is_enabled(&self, piece: Piece) -> bool {

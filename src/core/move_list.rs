@@ -69,19 +69,6 @@ impl MoveList {
     pub fn as_mut_slice(&mut self) -> &mut [Move] {
         &mut self.moves[..self.len]
     }
-
-    /// Keeps only the moves for which `keep` is true.
-    pub fn retain(&mut self, mut keep: impl FnMut(Move) -> bool) {
-        let mut j = 0;
-        for i in 0..self.len {
-            let m = self.moves[i];
-            if keep(m) {
-                self.moves[j] = m;
-                j += 1;
-            }
-        }
-        self.len = j;
-    }
 }
 
 impl std::ops::Deref for MoveList {
