@@ -1,6 +1,6 @@
 //! Command-line interface: no subcommand runs the UHP engine; subcommands are tools.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use std::io::Write;
 use std::sync::atomic::AtomicBool;
@@ -16,8 +16,18 @@ use waggle::search::{Engine, EngineOptions, Limits};
     about = "A Hive engine speaking the Universal Hive Protocol"
 )]
 struct Cli {
+    /// Sets a UHP option before the engine starts, as `options set NAME VALUE` would
+    /// (repeatable), e.g. `--option SearchAlgorithm=MCTS`.
+    #[arg(long = "option", value_name = "NAME=VALUE", value_parser = parse_option)]
+    options: Vec<(String, String)>,
     #[command(subcommand)]
     command: Option<Command>,
+}
+
+fn parse_option(s: &str) -> Result<(String, String), String> {
+    s.split_once('=')
+        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+        .ok_or_else(|| format!("expected NAME=VALUE, got '{s}'"))
 }
 
 #[derive(Subcommand)]
@@ -61,7 +71,7 @@ const BENCH_DEPTH: u32 = 8;
 pub fn run() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
-        None => bail!("the UHP engine is not built yet"),
+        None => waggle::uhp::run_stdio(&cli.options).context("UHP engine input/output failed"),
         Some(Command::Perft {
             game,
             depth,
@@ -100,17 +110,7 @@ fn run_perft(game: &str, depth: u32, divide: bool, threads: usize) -> Result<()>
                 .map(|&(_, n)| n)
                 .sum()
         };
-        let secs = start.elapsed().as_secs_f64();
-        let nps = if secs > 0.0 {
-            (nodes as f64 / secs) as u64
-        } else {
-            0
-        };
-        writeln!(
-            out,
-            "depth={d} nodes={nodes} time_ms={} nps={nps}",
-            (secs * 1000.0).round() as u64
-        )?;
+        writeln!(out, "depth={d} nodes={nodes} {}", rate(nodes, start))?;
         out.flush()?;
     }
     Ok(())
@@ -157,16 +157,17 @@ fn run_bench(depth: u32, threads: usize, hash_mb: usize) -> Result<()> {
         )?;
         out.flush()?;
     }
+    writeln!(out, "nodes={total_nodes} {}", rate(total_nodes, start))?;
+    Ok(())
+}
+
+/// `time_ms=<elapsed> nps=<nodes per second>` for `nodes` counted since `start`.
+fn rate(nodes: u64, start: Instant) -> String {
     let secs = start.elapsed().as_secs_f64();
     let nps = if secs > 0.0 {
-        (total_nodes as f64 / secs) as u64
+        (nodes as f64 / secs) as u64
     } else {
         0
     };
-    writeln!(
-        out,
-        "nodes={total_nodes} time_ms={} nps={nps}",
-        (secs * 1000.0).round() as u64
-    )?;
-    Ok(())
+    format!("time_ms={} nps={nps}", (secs * 1000.0).round() as u64)
 }

@@ -20,6 +20,7 @@
 
 use crate::core::game::queen;
 use crate::core::hex::Cell;
+use crate::core::movegen::{neighbour_runs, pinned_mask};
 use crate::core::{Bug, Color, Game, GameState, Piece};
 
 /// The score of a win found at the root; a win `p` plies from the root scores `WIN - p`, so that
@@ -286,26 +287,6 @@ fn sparse_count(mut m: u32) -> i32 {
     n
 }
 
-/// Number of runs of occupied neighbours around a cell, by six-bit occupancy mask. With at most
-/// one run the neighbours stay connected around the cell, so it cannot be pinned.
-const ARCS: [u8; 64] = {
-    let mut t = [0u8; 64];
-    let mut m = 0;
-    while m < 64 {
-        let mut runs = 0;
-        let mut k = 0;
-        while k < 6 {
-            if m >> k & 1 == 1 && m >> ((k + 5) % 6) & 1 == 0 {
-                runs += 1;
-            }
-            k += 1;
-        }
-        t[m] = runs;
-        m += 1;
-    }
-    t
-};
-
 #[inline(always)]
 fn is_adjacent(a: Cell, b: Cell) -> bool {
     a.neighbors().contains(&b)
@@ -320,59 +301,6 @@ fn lerp(opening: i32, endgame: i32, phase: i32) -> i32 {
 #[inline(always)]
 fn bug_mask(color: Color, bug: Bug) -> u32 {
     ((1u32 << bug.count()) - 1) << (color as usize * 14 + bug.first_index() as usize)
-}
-
-/// The articulation points of the graph whose nodes are the top pieces in `nodes` (one per
-/// occupied cell) and whose edges are `adj` (by piece id): the cells whose emptying would split
-/// the hive. One depth-first pass over bit masks.
-fn articulation_points(adj: &[u32; 28], nodes: u32) -> u32 {
-    struct Dfs<'a> {
-        adj: &'a [u32; 28],
-        disc: [u8; 28],
-        time: u8,
-        cut: u32,
-    }
-    impl Dfs<'_> {
-        fn visit(&mut self, u: usize, parent: usize) -> u8 {
-            self.time += 1;
-            self.disc[u] = self.time;
-            let mut low = self.time;
-            let mut children = 0;
-            let mut m = self.adj[u];
-            while m != 0 {
-                let v = m.trailing_zeros() as usize;
-                m &= m - 1;
-                if v == parent {
-                    continue;
-                }
-                if self.disc[v] == 0 {
-                    children += 1;
-                    let child_low = self.visit(v, u);
-                    low = low.min(child_low);
-                    if parent != usize::MAX && child_low >= self.disc[u] {
-                        self.cut |= 1 << u;
-                    }
-                } else {
-                    low = low.min(self.disc[v]);
-                }
-            }
-            if parent == usize::MAX && children > 1 {
-                self.cut |= 1 << u;
-            }
-            low
-        }
-    }
-    if nodes == 0 {
-        return 0;
-    }
-    let mut dfs = Dfs {
-        adj,
-        disc: [0; 28],
-        time: 0,
-        cut: 0,
-    };
-    dfs.visit(nodes.trailing_zeros() as usize, usize::MAX);
-    dfs.cut
 }
 
 /// Number of pieces in a game of this type (both colours).
@@ -424,11 +352,11 @@ fn accumulate<A: Acc>(game: &Game, w: &EvalWeights, acc: &mut A) {
         adj[id] = a;
         if board.height(at) == 1 {
             ground |= 1 << id;
-            maybe_pinned |= ARCS[o as usize] >= 2;
+            maybe_pinned |= neighbour_runs(o as usize) >= 2;
         }
     }
     let pinned = if maybe_pinned {
-        articulation_points(&adj, tops) & ground
+        pinned_mask(board) & ground
     } else {
         0
     };

@@ -5,3 +5,4 @@ pub mod core;
 pub mod eval;
 pub mod notation;
 pub mod search;
+pub mod uhp;

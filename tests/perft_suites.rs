@@ -11,11 +11,11 @@ const START_FILES: [&str; 8] = [
     "Base", "BaseM", "BaseL", "BaseP", "BaseML", "BaseMP", "BaseLP", "BaseMLP",
 ];
 
-/// Checks every start-position row with depth in `depths`; returns how many were checked.
-fn check_start_positions(depths: std::ops::RangeInclusive<u32>) -> usize {
+/// Checks every row of the data files `files` whose depth is in `depths`; returns how many.
+fn check(files: &[String], depths: std::ops::RangeInclusive<u32>) -> usize {
     let mut checked = 0;
-    for name in START_FILES {
-        for row in read_rows(&format!("mzinga/Board_{name}_PerftTest.csv")) {
+    for file in files {
+        for row in read_rows(file) {
             let depth: u32 = row.fields[1].parse().expect("depth");
             if !depths.contains(&depth) {
                 continue;
@@ -34,24 +34,16 @@ fn check_start_positions(depths: std::ops::RangeInclusive<u32>) -> usize {
     checked
 }
 
+fn check_start_positions(depths: std::ops::RangeInclusive<u32>) -> usize {
+    let files: Vec<String> = START_FILES
+        .iter()
+        .map(|name| format!("mzinga/Board_{name}_PerftTest.csv"))
+        .collect();
+    check(&files, depths)
+}
+
 fn check_positions(depths: std::ops::RangeInclusive<u32>) -> usize {
-    let mut checked = 0;
-    for row in read_rows("perft-positions.tsv") {
-        let depth: u32 = row.fields[1].parse().expect("depth");
-        if !depths.contains(&depth) {
-            continue;
-        }
-        let expected: u64 = row.fields[2].parse().expect("count");
-        let mut game = parse_game_string(&row.fields[0], true).expect("game string");
-        assert_eq!(
-            perft(&mut game, depth),
-            expected,
-            "{} depth {depth}",
-            row.fields[0]
-        );
-        checked += 1;
-    }
-    checked
+    check(&["perft-positions.tsv".to_string()], depths)
 }
 
 #[test]

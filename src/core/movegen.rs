@@ -465,7 +465,7 @@ fn mosquito_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
 /// Number of separate runs of occupied cells around a cell, by the 6-bit occupancy of its
 /// neighbours (bit k = direction k). With at most one run, the neighbours stay connected to each
 /// other around the cell, so lifting it cannot split the hive.
-const ARCS: [u8; 64] = {
+const RUNS: [u8; 64] = {
     let mut t = [0u8; 64];
     let mut m = 0;
     while m < 64 {
@@ -483,6 +483,14 @@ const ARCS: [u8; 64] = {
     t
 };
 
+/// Number of separate runs of occupied cells around a cell, by the 6-bit occupancy of its
+/// neighbours (bit k = direction k): with at most one, lifting the cell's piece cannot split
+/// the hive.
+#[inline(always)]
+pub fn neighbour_runs(occupancy: usize) -> u8 {
+    RUNS[occupancy & 63]
+}
+
 /// The one-hive test for ground pieces, computed lazily: most pieces are settled by the
 /// neighbour runs alone, and the full articulation-point pass runs at most once per position.
 #[derive(Default)]
@@ -499,7 +507,7 @@ impl Pins {
         for (k, &c) in n.iter().enumerate() {
             occ |= (board.is_occupied(c) as usize) << k;
         }
-        if ARCS[occ] <= 1 {
+        if neighbour_runs(occ) <= 1 {
             return false;
         }
         let mask = *self.mask.get_or_insert_with(|| pinned_mask(board));
@@ -509,7 +517,7 @@ impl Pins {
 
 /// Mask (by id of the top piece) of the cells whose emptying would split the hive: the
 /// articulation points of the graph of occupied cells, found by one depth-first pass.
-pub(crate) fn pinned_mask(board: &Board) -> u32 {
+pub fn pinned_mask(board: &Board) -> u32 {
     let any = board.on_board_mask();
     if any == 0 {
         return 0;

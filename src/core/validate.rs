@@ -56,10 +56,10 @@ impl Game {
                     RuleError::Frozen(piece)
                 } else if piece.color() != me && !self.game_type().has(Bug::Pillbug) {
                     RuleError::NotYourTurn(piece)
-                } else if occupied {
-                    RuleError::DestinationOccupied(piece)
                 } else if pinned {
                     RuleError::BreaksHive(piece)
+                } else if occupied {
+                    RuleError::DestinationOccupied(piece)
                 } else {
                     RuleError::CannotReach(piece)
                 })

@@ -27,6 +27,8 @@ pub mod time;
 pub mod tt;
 mod worker;
 
+pub mod mcts;
+
 use crate::core::{Game, Move};
 use crate::eval::{self, EvalWeights, WIN_THRESHOLD};
 use std::sync::Mutex;
@@ -86,8 +88,10 @@ pub struct SearchInfo {
     pub score: i32,
     /// The principal variation, best move first (never empty).
     pub pv: Vec<Move>,
-    /// Nodes searched so far.
+    /// Nodes searched so far (MCTS: iterations).
     pub nodes: u64,
+    /// MCTS only: the share of root visits that went to the best move.
+    pub visit_share: Option<f32>,
 }
 
 /// Tuning knobs of the alpha-beta search (not UHP options; for tests, tuning and matches).
@@ -262,6 +266,19 @@ impl Engine {
         stop: &AtomicBool,
         report: &mut dyn FnMut(&SearchInfo),
     ) -> Move {
+        if self.options.algorithm == Algorithm::Mcts {
+            let weights = &self.params.weights;
+            return mcts::search(
+                game,
+                limits,
+                stop,
+                self.options.threads,
+                self.options.hash_mb,
+                mcts::MctsParams::default(),
+                &|g: &Game| eval::evaluate(g, weights),
+                report,
+            );
+        }
         let start = Instant::now();
         let threads = self.options.threads.max(1);
         let hash_mb = self.options.hash_mb;
@@ -404,6 +421,7 @@ impl RootSearch<'_> {
                 score: result.score,
                 pv: root[0].pv.clone(),
                 nodes: self.nodes(),
+                visit_share: None,
             });
             // A proven result cannot change with more depth.
             if limits.depth.is_none()

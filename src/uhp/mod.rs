@@ -1,0 +1,22 @@
+//! The Universal Hive Protocol server: the engine's front door.
+//!
+//! [`Server`] keeps one game (none before the first `newgame`), one search [`Engine`] and the
+//! options, and answers one command line at a time. It is generic over its output, and
+//! [`Server::run`] over its input, so tests drive it in memory while [`run_stdio`] drives it over
+//! standard input and output with SIGINT wired to the search's stop flag.
+//!
+//! Framing, as `../shared/UHP.md` describes it: every reply ends with a line `ok`; a failure is a
+//! single line `err <message>` or `invalidmove <message>` before it, and changes nothing.
+//!
+//! [`Engine`]: crate::search::Engine
+
+mod board_view;
+mod input;
+mod options;
+mod perft;
+mod server;
+mod stdio;
+
+pub use input::MAX_LINE_BYTES;
+pub use server::{Flow, Server};
+pub use stdio::run_stdio;

@@ -1,0 +1,233 @@
+//! The engine options, in UHP's option-line format `Name;type;value;default[;min;max]` (or
+//! `[;v1;v2…]` for enums). Names follow Mzinga's where Mzinga has the option.
+
+use crate::search::{Algorithm, EngineOptions};
+
+/// Every setting the host can change.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Settings {
+    /// What the search engine is given.
+    pub engine: EngineOptions,
+    /// Print a `move;depth;score;pv…` line for each completed iteration of `bestmove`.
+    pub report_intermediate: bool,
+    /// Whether threefold repetition ends the game in a draw.
+    pub repetition_draw: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            engine: EngineOptions::default(),
+            report_intermediate: false,
+            repetition_draw: true,
+        }
+    }
+}
+
+/// Most helper threads (search threads besides the main one).
+const MAX_HELPER_THREADS: i64 = 63;
+/// Transposition-table size range, MiB.
+const HASH_MB_RANGE: (i64, i64) = (1, 4096);
+/// The search algorithms, as the enum option spells them.
+const ALGORITHMS: [(&str, Algorithm); 2] = [
+    ("AlphaBeta", Algorithm::AlphaBeta),
+    ("MCTS", Algorithm::Mcts),
+];
+
+/// One option.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OptionId {
+    /// Search threads besides the main one (int).
+    MaxHelperThreads,
+    /// Transposition-table size in MiB (int).
+    TranspositionTableSizeMB,
+    /// `AlphaBeta` or `MCTS` (enum).
+    SearchAlgorithm,
+    /// Intermediate best-move lines during `bestmove` (bool).
+    ReportIntermediateBestMoves,
+    /// Threefold repetition is a draw (bool).
+    ThreefoldRepetitionDraw,
+}
+
+impl OptionId {
+    /// All options, in the order `options` lists them.
+    pub(crate) const ALL: [OptionId; 5] = [
+        OptionId::MaxHelperThreads,
+        OptionId::TranspositionTableSizeMB,
+        OptionId::SearchAlgorithm,
+        OptionId::ReportIntermediateBestMoves,
+        OptionId::ThreefoldRepetitionDraw,
+    ];
+
+    /// The option's name.
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            OptionId::MaxHelperThreads => "MaxHelperThreads",
+            OptionId::TranspositionTableSizeMB => "TranspositionTableSizeMB",
+            OptionId::SearchAlgorithm => "SearchAlgorithm",
+            OptionId::ReportIntermediateBestMoves => "ReportIntermediateBestMoves",
+            OptionId::ThreefoldRepetitionDraw => "ThreefoldRepetitionDraw",
+        }
+    }
+
+    /// The option called `name` (case-insensitive).
+    pub(crate) fn find(name: &str) -> Option<OptionId> {
+        OptionId::ALL
+            .into_iter()
+            .find(|o| o.name().eq_ignore_ascii_case(name))
+    }
+
+    /// The option's line: `Name;type;value;default` plus the range or the choices.
+    pub(crate) fn line(self, current: &Settings, default: &Settings) -> String {
+        let name = self.name();
+        match self {
+            OptionId::MaxHelperThreads => format!(
+                "{name};int;{};{};0;{MAX_HELPER_THREADS}",
+                helpers(&current.engine),
+                helpers(&default.engine)
+            ),
+            OptionId::TranspositionTableSizeMB => format!(
+                "{name};int;{};{};{};{}",
+                current.engine.hash_mb, default.engine.hash_mb, HASH_MB_RANGE.0, HASH_MB_RANGE.1
+            ),
+            OptionId::SearchAlgorithm => {
+                let choices: Vec<&str> = ALGORITHMS.iter().map(|&(n, _)| n).collect();
+                format!(
+                    "{name};enum;{};{};{}",
+                    algorithm_name(current.engine.algorithm),
+                    algorithm_name(default.engine.algorithm),
+                    choices.join(";")
+                )
+            }
+            OptionId::ReportIntermediateBestMoves => format!(
+                "{name};bool;{};{}",
+                bool_name(current.report_intermediate),
+                bool_name(default.report_intermediate)
+            ),
+            OptionId::ThreefoldRepetitionDraw => format!(
+                "{name};bool;{};{}",
+                bool_name(current.repetition_draw),
+                bool_name(default.repetition_draw)
+            ),
+        }
+    }
+
+    /// Sets the option from its text value; on error `settings` is unchanged and the message
+    /// says what values are allowed.
+    pub(crate) fn set(self, value: &str, settings: &mut Settings) -> Result<(), String> {
+        let value = value.trim();
+        let name = self.name();
+        match self {
+            OptionId::MaxHelperThreads => {
+                let n = parse_int(name, value, 0, MAX_HELPER_THREADS)?;
+                settings.engine.threads = n as usize + 1;
+            }
+            OptionId::TranspositionTableSizeMB => {
+                let n = parse_int(name, value, HASH_MB_RANGE.0, HASH_MB_RANGE.1)?;
+                settings.engine.hash_mb = n as usize;
+            }
+            OptionId::SearchAlgorithm => {
+                let found = ALGORITHMS
+                    .iter()
+                    .find(|(n, _)| n.eq_ignore_ascii_case(value))
+                    .ok_or_else(|| {
+                        format!("Invalid value '{value}' for {name}: expected AlphaBeta or MCTS")
+                    })?;
+                settings.engine.algorithm = found.1;
+            }
+            OptionId::ReportIntermediateBestMoves => {
+                settings.report_intermediate = parse_bool(name, value)?;
+            }
+            OptionId::ThreefoldRepetitionDraw => {
+                settings.repetition_draw = parse_bool(name, value)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn helpers(engine: &EngineOptions) -> usize {
+    engine.threads.saturating_sub(1)
+}
+
+fn algorithm_name(a: Algorithm) -> &'static str {
+    ALGORITHMS
+        .iter()
+        .find(|&&(_, x)| x == a)
+        .map_or("AlphaBeta", |&(n, _)| n)
+}
+
+/// UHP (and MzingaViewer, which parses with .NET) writes booleans as `True`/`False`.
+fn bool_name(b: bool) -> &'static str {
+    if b { "True" } else { "False" }
+}
+
+fn parse_bool(name: &str, value: &str) -> Result<bool, String> {
+    if value.eq_ignore_ascii_case("true") {
+        Ok(true)
+    } else if value.eq_ignore_ascii_case("false") {
+        Ok(false)
+    } else {
+        Err(format!(
+            "Invalid value '{value}' for {name}: expected True or False"
+        ))
+    }
+}
+
+fn parse_int(name: &str, value: &str, min: i64, max: i64) -> Result<i64, String> {
+    match value.parse::<i64>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "Invalid value '{value}' for {name}: expected an integer from {min} to {max}"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_show_value_default_and_range() {
+        let default = Settings::default();
+        let mut s = default.clone();
+        OptionId::MaxHelperThreads.set("3", &mut s).unwrap();
+        assert_eq!(s.engine.threads, 4);
+        let line = OptionId::MaxHelperThreads.line(&s, &default);
+        assert_eq!(line, "MaxHelperThreads;int;3;0;0;63");
+        OptionId::SearchAlgorithm.set("mcts", &mut s).unwrap();
+        assert_eq!(
+            OptionId::SearchAlgorithm.line(&s, &default),
+            "SearchAlgorithm;enum;MCTS;AlphaBeta;AlphaBeta;MCTS"
+        );
+        OptionId::ThreefoldRepetitionDraw
+            .set("FALSE", &mut s)
+            .unwrap();
+        assert_eq!(
+            OptionId::ThreefoldRepetitionDraw.line(&s, &default),
+            "ThreefoldRepetitionDraw;bool;False;True"
+        );
+    }
+
+    #[test]
+    fn bad_values_change_nothing() {
+        let mut s = Settings::default();
+        for (id, v) in [
+            (OptionId::MaxHelperThreads, "-1"),
+            (OptionId::MaxHelperThreads, "64"),
+            (OptionId::TranspositionTableSizeMB, "0"),
+            (OptionId::TranspositionTableSizeMB, "1e3"),
+            (OptionId::SearchAlgorithm, "Random"),
+            (OptionId::ReportIntermediateBestMoves, "yes"),
+            (OptionId::ThreefoldRepetitionDraw, ""),
+        ] {
+            assert!(id.set(v, &mut s).is_err(), "{id:?} {v}");
+        }
+        assert_eq!(s, Settings::default());
+        assert_eq!(
+            OptionId::find("transpositiontablesizemb"),
+            Some(OptionId::TranspositionTableSizeMB)
+        );
+        assert_eq!(OptionId::find("Hash"), None);
+    }
+}

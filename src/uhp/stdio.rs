@@ -1,0 +1,31 @@
+//! Running the server on standard input and output, with SIGINT as the stop signal.
+
+use super::server::Server;
+use std::io::{self, BufWriter};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+/// Runs the UHP engine on standard input and output until `exit` or the end of input, after
+/// applying `options` (name, value) as `options set` would.
+///
+/// SIGINT raises the search's stop flag instead of killing the process: during `bestmove` the
+/// engine answers at once with its best move so far; while idle it is ignored. A host that
+/// closes standard output is treated like one that closed standard input.
+pub fn run_stdio(options: &[(String, String)]) -> io::Result<()> {
+    let stop = Arc::new(AtomicBool::new(false));
+    if let Err(e) = signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&stop)) {
+        eprintln!("waggle: cannot catch SIGINT, so it cannot stop a search: {e}");
+    }
+    let stdin = io::stdin().lock();
+    let stdout = BufWriter::new(io::stdout().lock());
+    let mut server = Server::new(stdout, stop);
+    for (name, value) in options {
+        server
+            .set_option(name, value)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    }
+    match server.run(stdin) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}

@@ -1,0 +1,118 @@
+//! MCTS: solves the win-in-one puzzles and the block-the-win case, returns legal moves from all
+//! kinds of positions, and honours the stop flag.
+
+mod common;
+
+use common::read_rows;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::sync::atomic::AtomicBool;
+use waggle::core::{Game, GameType, MoveList};
+use waggle::notation::{format_move, game_string, parse_game_string, parse_move};
+use waggle::search::{Algorithm, Engine, EngineOptions, Limits, SearchInfo};
+
+fn engine(threads: usize) -> Engine {
+    Engine::new(EngineOptions {
+        threads,
+        hash_mb: 16,
+        algorithm: Algorithm::Mcts,
+    })
+}
+
+/// Every puzzle of `file` with depth at most `max_depth`, solved by MCTS with `threads`.
+fn solve(file: &str, max_depth: u32, threads: usize) -> usize {
+    let stop = AtomicBool::new(false);
+    let mut solved = 0;
+    for row in read_rows(file) {
+        let depth: u32 = row.fields[1].parse().expect("depth");
+        if depth > max_depth {
+            continue;
+        }
+        // Mzinga's games ignore threefold repetition, and one of them repeats a position.
+        let game = parse_game_string(&row.fields[0], false).expect("game string");
+        let want = parse_move(&game, &row.fields[2]).expect("answer");
+        let limits = Limits {
+            depth: Some(10),
+            time: None,
+        };
+        let got = engine(threads).search(&game, &limits, &stop, &mut |_| {});
+        assert_eq!(
+            got,
+            want,
+            "{}: wanted {}, got {}",
+            row.fields[0],
+            row.fields[2],
+            format_move(&game, got)
+        );
+        solved += 1;
+    }
+    solved
+}
+
+#[test]
+fn wins_in_one_are_found() {
+    let file = "mzinga/PuzzleCandidate_IsOneBestMoveToForceWinPuzzleTest.csv";
+    for threads in [1, 2] {
+        assert!(solve(file, 1, threads) >= 5);
+    }
+}
+
+#[test]
+fn the_winning_move_is_blocked() {
+    let file = "mzinga/GameAI_BlockWinningMoveIsBestMoveTest.csv";
+    for threads in [1, 2] {
+        assert_eq!(solve(file, 2, threads), 1);
+    }
+}
+
+#[test]
+fn moves_are_legal_in_200_positions_of_every_game_type() {
+    let mut rng = StdRng::seed_from_u64(2026);
+    let stop = AtomicBool::new(false);
+    let mut list = MoveList::new();
+    let mut engine = engine(1);
+    let mut checked = 0;
+    while checked < 200 {
+        let kind = GameType::all()[checked % 8];
+        let mut game = Game::new(kind);
+        let plies = rng.gen_range(0..70);
+        for _ in 0..plies {
+            game.generate_moves(&mut list);
+            if list.is_empty() {
+                break;
+            }
+            game.play_unchecked(list[rng.gen_range(0..list.len())]);
+        }
+        if game.state().is_over() {
+            continue;
+        }
+        let limits = Limits {
+            depth: Some(1),
+            time: None,
+        };
+        let mut reports: Vec<SearchInfo> = Vec::new();
+        let m = engine.search(&game, &limits, &stop, &mut |i| reports.push(i.clone()));
+        let legal = game.legal_moves();
+        assert!(
+            legal.contains(&m),
+            "illegal {m:?} in {}",
+            game_string(&game)
+        );
+        for r in &reports {
+            assert!(legal.contains(&r.pv[0]), "reported an illegal move");
+            assert!(r.visit_share.is_some_and(|s| (0.0..=1.0).contains(&s)));
+        }
+        checked += 1;
+    }
+}
+
+#[test]
+fn a_raised_stop_flag_ends_the_search_at_once() {
+    let game =
+        parse_game_string("Base+MLP;InProgress;;wG1;bG1 wG1-;wQ -wG1;bQ bG1-", true).expect("game");
+    let stop = AtomicBool::new(true);
+    // No limits at all: only the flag can end it.
+    let m = engine(1).search(&game, &Limits::default(), &stop, &mut |_| {});
+    let mut g = game.clone();
+    assert!(g.legal_moves().contains(&m));
+}

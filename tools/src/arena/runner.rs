@@ -1,0 +1,385 @@
+//! Running a match: worker threads play games concurrently (each owning the engine processes
+//! of the game it plays), the calling thread records results, prints progress and watches the
+//! SPRT.
+//!
+//! Output directory:
+//! - `results.tsv`: one line per game (see [`super::record`]); `arena merge` reads these;
+//! - `games.txt`: one GameString per game;
+//! - `pgn/game-NNNNNN.pgn`: every game as Mzinga-style PGN (see [`crate::pgn`]);
+//! - `failures.log`: every engine failure with the engine's last command and output;
+//! - `report.txt`: the final report.
+
+use super::game::{GameSettings, PlayedGame, Seat, play_game};
+use super::record::{GameRecord, header};
+use super::report::{Sprt, Tally};
+use super::{GameSpec, Mode, Shard, schedule};
+use crate::error::ToolError;
+use crate::openings::Opening;
+use crate::pgn::{PgnHeader, today, write_pgn};
+use crate::process::{EngineSpec, UhpProcess};
+use crate::stats::SprtDecision;
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::channel;
+use waggle::notation::game_string;
+
+/// A match to play.
+pub struct ArenaConfig {
+    /// The engines (at least two, with distinct names).
+    pub engines: Vec<EngineSpec>,
+    /// Gauntlet or round robin.
+    pub mode: Mode,
+    /// The openings; each is played twice per pairing, colours swapped.
+    pub openings: Vec<Opening>,
+    /// How the openings were made, for the report.
+    pub openings_note: String,
+    /// Limits and time-outs.
+    pub settings: GameSettings,
+    /// Games played at once.
+    pub concurrency: usize,
+    /// Only this part of the schedule, if set.
+    pub shard: Option<Shard>,
+    /// Stop early when this test decides (two engines only).
+    pub sprt: Option<Sprt>,
+    /// Where to write the files.
+    pub out_dir: PathBuf,
+}
+
+/// What a match produced.
+pub struct ArenaOutcome {
+    /// The tallied results.
+    pub tally: Tally,
+    /// The final report (also written to `report.txt`).
+    pub report: String,
+    /// Games in this run's part of the schedule.
+    pub scheduled: usize,
+    /// The SPRT's decision, when one was run.
+    pub decision: Option<SprtDecision>,
+}
+
+struct Outputs {
+    dir: PathBuf,
+    results: File,
+    games: File,
+    failures: File,
+    date: String,
+}
+
+fn create(path: &Path) -> Result<File, ToolError> {
+    File::create(path).map_err(|e| ToolError::io(path, e))
+}
+
+impl Outputs {
+    fn open(dir: &Path, mode: Mode, names: &[String]) -> Result<Outputs, ToolError> {
+        let pgn = dir.join("pgn");
+        std::fs::create_dir_all(&pgn).map_err(|e| ToolError::io(&pgn, e))?;
+        let mut results = create(&dir.join("results.tsv"))?;
+        results
+            .write_all(header(mode, names).as_bytes())
+            .map_err(|e| ToolError::io(dir.join("results.tsv"), e))?;
+        Ok(Outputs {
+            dir: dir.to_path_buf(),
+            results,
+            games: create(&dir.join("games.txt"))?,
+            failures: create(&dir.join("failures.log"))?,
+            date: today(),
+        })
+    }
+
+    fn write(
+        &mut self,
+        record: &GameRecord,
+        played: &PlayedGame,
+        config: &ArenaConfig,
+    ) -> Result<(), ToolError> {
+        let io = |name: &str| {
+            let path = self.dir.join(name);
+            move |e| ToolError::io(path, e)
+        };
+        writeln!(self.results, "{}", record.to_line()).map_err(io("results.tsv"))?;
+        self.results.flush().map_err(io("results.tsv"))?;
+        writeln!(self.games, "{}", record.game_string).map_err(io("games.txt"))?;
+        let opening_plies = config.openings[record.opening].game.ply();
+        let pgn = write_pgn(
+            &played.game,
+            &PgnHeader {
+                event: "waggle arena".into(),
+                site: String::new(),
+                date: self.date.clone(),
+                round: (record.id + 1).to_string(),
+                white: record.white.clone(),
+                black: record.black.clone(),
+                result: record.result,
+                extra: vec![
+                    ("Termination".into(), record.reason.clone()),
+                    ("OpeningPlies".into(), opening_plies.to_string()),
+                    ("TimeControl".into(), config.settings.limit.describe()),
+                ],
+            },
+        );
+        let name = format!("pgn/game-{:06}.pgn", record.id);
+        std::fs::write(self.dir.join(&name), pgn).map_err(io(&name))?;
+        if let Some(f) = &played.failure {
+            let loser = match f.side {
+                waggle::core::Color::White => &record.white,
+                waggle::core::Color::Black => &record.black,
+            };
+            let restart = if f.kind == super::game::FailureKind::FlagFall {
+                "the process is kept"
+            } else {
+                "the process was killed; a fresh one starts for its next game"
+            };
+            write!(
+                self.failures,
+                "game {} (pair {}, opening {}), {} vs {}: {} lost: {}\n  {}\n  GameString: {}\n{}",
+                record.id,
+                record.pair,
+                record.opening,
+                record.white,
+                record.black,
+                loser,
+                record.reason,
+                restart,
+                record.game_string,
+                f.last_output
+            )
+            .and_then(|_| self.failures.flush())
+            .map_err(io("failures.log"))?;
+        }
+        Ok(())
+    }
+}
+
+/// Starts every engine once and checks that it answers its start-up `info`, so that a wrong
+/// command line stops the match at once. Returns each engine's `id` line.
+pub fn preflight(config: &ArenaConfig) -> Result<Vec<String>, ToolError> {
+    config
+        .engines
+        .iter()
+        .map(|spec| {
+            let p = UhpProcess::start(spec, config.settings.reply_timeout).map_err(|error| {
+                ToolError::Engine {
+                    name: spec.name.clone(),
+                    error,
+                }
+            })?;
+            let id = p
+                .info()
+                .iter()
+                .find(|l| l.trim_start().starts_with("id "))
+                .cloned();
+            id.ok_or_else(|| ToolError::Protocol {
+                name: spec.name.clone(),
+                detail: format!("no 'id' line in its start-up reply {:?}", p.info()),
+            })
+        })
+        .collect()
+}
+
+/// Plays the match (or this shard of it) and writes every output file; `progress` receives a
+/// line per finished game.
+pub fn run_arena(
+    config: &ArenaConfig,
+    progress: &mut dyn Write,
+) -> Result<ArenaOutcome, ToolError> {
+    let n = config.engines.len();
+    if n < 2 {
+        return Err(ToolError::Config(
+            "a match needs at least two engines".into(),
+        ));
+    }
+    if config.sprt.is_some() && n != 2 {
+        return Err(ToolError::Config("SPRT needs exactly two engines".into()));
+    }
+    if config.openings.is_empty() {
+        return Err(ToolError::Config("no openings".into()));
+    }
+    let names: Vec<String> = config.engines.iter().map(|e| e.name.clone()).collect();
+    for (i, name) in names.iter().enumerate() {
+        if names[..i].contains(name) {
+            return Err(ToolError::Config(format!("two engines are named '{name}'")));
+        }
+    }
+    let ids = preflight(config)?;
+    for (spec, id) in config.engines.iter().zip(&ids) {
+        let _ = writeln!(progress, "{}: {} ({})", spec.name, id, spec.command_line());
+    }
+    let games: Vec<GameSpec> = schedule(n, config.mode, config.openings.len())
+        .into_iter()
+        .filter(|g| config.shard.is_none_or(|s| s.contains(g)))
+        .collect();
+    let mut outputs = Outputs::open(&config.out_dir, config.mode, &names)?;
+    let mut tally = Tally::new(names, config.mode);
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let mut decision = None;
+    let mut write_error = None;
+    let workers = config.concurrency.clamp(1, games.len().max(1));
+    std::thread::scope(|scope| {
+        let (tx, rx) = channel::<(GameSpec, PlayedGame)>();
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let (games, next, stop) = (&games, &next, &stop);
+            scope.spawn(move || {
+                let mut procs: Vec<Option<UhpProcess>> = (0..n).map(|_| None).collect();
+                loop {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let Some(&spec) = games.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                        return;
+                    };
+                    // Keep only the processes this game needs.
+                    for (i, slot) in procs.iter_mut().enumerate() {
+                        if i != spec.white && i != spec.black {
+                            *slot = None;
+                        }
+                    }
+                    let mut white = procs[spec.white].take();
+                    let mut black = procs[spec.black].take();
+                    let mut seats = [
+                        Seat {
+                            spec: &config.engines[spec.white],
+                            process: &mut white,
+                        },
+                        Seat {
+                            spec: &config.engines[spec.black],
+                            process: &mut black,
+                        },
+                    ];
+                    let played = play_game(
+                        &config.openings[spec.opening],
+                        &mut seats,
+                        &config.settings,
+                        stop,
+                    );
+                    procs[spec.white] = white;
+                    procs[spec.black] = black;
+                    match played {
+                        Some(p) => {
+                            if tx.send((spec, p)).is_err() {
+                                return;
+                            }
+                        }
+                        None => return,
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for (spec, played) in rx {
+            let record = GameRecord {
+                id: spec.id,
+                pair: spec.pair,
+                opening: spec.opening,
+                white: config.engines[spec.white].name.clone(),
+                black: config.engines[spec.black].name.clone(),
+                result: played.result,
+                plies: played.game.ply(),
+                termination: played.termination.to_string(),
+                reason: played.reason.clone(),
+                game_string: game_string(&played.game),
+            };
+            if let Err(e) = outputs.write(&record, &played, config) {
+                write_error = Some(e);
+                stop.store(true, Ordering::Relaxed);
+                break;
+            }
+            let key = tally.add(&record);
+            let _ = writeln!(
+                progress,
+                "{}",
+                tally.progress_line(key, games.len(), config.sprt.as_ref())
+            );
+            if let Some(sprt) = &config.sprt {
+                let d = tally.sprt_decision(sprt);
+                if d != SprtDecision::Continue && decision.is_none() {
+                    decision = Some(d);
+                    stop.store(true, Ordering::Relaxed);
+                    let _ = writeln!(progress, "SPRT bound crossed: stopping");
+                }
+            }
+        }
+    });
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+    let mut report = String::new();
+    report.push_str("Engines:\n");
+    for (spec, id) in config.engines.iter().zip(&ids) {
+        report.push_str(&format!(
+            "  {}: {} [{}]\n",
+            spec.name,
+            spec.command_line(),
+            id
+        ));
+    }
+    report.push_str(&format!(
+        "Limit: {}; openings: {}; max {} moves each; repetition draw: {}\n",
+        config.settings.limit.describe(),
+        config.openings_note,
+        config.settings.max_moves,
+        if config.settings.repetition_draw {
+            "on"
+        } else {
+            "off"
+        }
+    ));
+    if let Some(s) = config.shard {
+        report.push_str(&format!(
+            "Shard {s}: {} games of the schedule\n",
+            games.len()
+        ));
+    }
+    if tally.games < games.len() {
+        report.push_str(&format!(
+            "Played {} of {} scheduled games\n",
+            tally.games,
+            games.len()
+        ));
+    }
+    report.push_str(&tally.report(config.sprt.as_ref()));
+    let path = config.out_dir.join("report.txt");
+    std::fs::write(&path, &report).map_err(|e| ToolError::io(&path, e))?;
+    Ok(ArenaOutcome {
+        tally,
+        report,
+        scheduled: games.len(),
+        decision: config
+            .sprt
+            .map(|_| decision.unwrap_or(SprtDecision::Continue)),
+    })
+}
+
+/// Reads result files and builds the combined report (`arena merge`). A game number seen
+/// twice is counted once (the first time) and reported.
+pub fn merge_results(paths: &[PathBuf], sprt: Option<&Sprt>) -> Result<(Tally, String), ToolError> {
+    let mut tally: Option<Tally> = None;
+    let mut seen = std::collections::HashSet::new();
+    let mut duplicates = 0;
+    for path in paths {
+        let text = std::fs::read_to_string(path).map_err(|e| ToolError::io(path, e))?;
+        let file = super::record::parse_results(&text, &path.display().to_string())?;
+        let t = tally.get_or_insert_with(|| {
+            Tally::new(file.engines.clone(), file.mode.unwrap_or(Mode::Gauntlet))
+        });
+        for r in &file.records {
+            if seen.insert(r.id) {
+                t.add(r);
+            } else {
+                duplicates += 1;
+            }
+        }
+    }
+    let tally = tally.ok_or_else(|| ToolError::Config("no result files given".into()))?;
+    let mut report = format!("Merged {} result files\n", paths.len());
+    if duplicates > 0 {
+        report.push_str(&format!(
+            "{duplicates} games appeared in more than one file and were counted once\n"
+        ));
+    }
+    report.push_str(&tally.report(sprt));
+    Ok((tally, report))
+}

@@ -1,0 +1,243 @@
+//! `arena`: matches between UHP engines, with statistics, SPRT, saved games and shards.
+//!
+//! ```text
+//! arena -e 'new=./target/release/waggle' -e 'old=./waggle-old' --depth 2 --openings 50
+//! arena merge shard1/results.tsv shard2/results.tsv
+//! ```
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+use waggle_tools::arena::game::{GameSettings, Limit};
+use waggle_tools::arena::report::{Sprt, SprtModel};
+use waggle_tools::arena::runner::{ArenaConfig, merge_results, run_arena};
+use waggle_tools::arena::{Mode, Shard};
+use waggle_tools::openings::{parse_game_types, parse_openings, random_openings};
+use waggle_tools::process::{EngineSpec, dedup_names};
+use waggle_tools::stats::{SprtDecision, SprtParams};
+
+#[derive(Parser)]
+#[command(
+    name = "arena",
+    about = "Plays matches between UHP engines and reports W/D/L, Elo, LOS and SPRT",
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    play: PlayArgs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Combines result files (`results.tsv` of several shards) into one report.
+    Merge {
+        /// The result files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Also evaluate this SPRT over the merged games (elo0=..,elo1=..,alpha=..,beta=..).
+        #[arg(long)]
+        sprt: Option<String>,
+        /// SPRT outcome model.
+        #[arg(long, value_enum, default_value = "pentanomial")]
+        sprt_model: ModelArg,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ModelArg {
+    /// Game pairs: LL, LD, DD/WL, WD, WW.
+    Pentanomial,
+    /// Single games: W, D, L.
+    Trinomial,
+}
+
+impl From<ModelArg> for SprtModel {
+    fn from(m: ModelArg) -> SprtModel {
+        match m {
+            ModelArg::Pentanomial => SprtModel::Pentanomial,
+            ModelArg::Trinomial => SprtModel::Trinomial,
+        }
+    }
+}
+
+#[derive(Args)]
+struct PlayArgs {
+    /// An engine: `[NAME=]PROGRAM [ARGS...]` (quote it as one argument). Give two or more.
+    #[arg(short, long = "engine", value_name = "CMD")]
+    engines: Vec<String>,
+    /// Every engine plays every other one (default: a gauntlet of the first against the rest).
+    #[arg(long)]
+    round_robin: bool,
+    /// Seconds per move (`bestmove time`).
+    #[arg(long, value_name = "SECS", group = "limit")]
+    move_time: Option<f64>,
+    /// Search depth per move (`bestmove depth N`).
+    #[arg(long, value_name = "N", group = "limit")]
+    depth: Option<u32>,
+    /// Game clock per side, `BASE+INC` in seconds (`60+0.5`).
+    #[arg(long, value_name = "BASE+INC", group = "limit")]
+    clock: Option<String>,
+    /// Number of openings (random ones; with --openings-file, at most this many lines).
+    /// Every opening is played twice per pairing, colours swapped.
+    #[arg(long, value_name = "N")]
+    openings: Option<usize>,
+    /// Plies of each random opening.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    opening_plies: u32,
+    /// Read openings from this file: one GameString (or GameTypeString) per line.
+    #[arg(long, value_name = "PATH")]
+    openings_file: Option<PathBuf>,
+    /// Seed of the random openings.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Game types of the random openings, comma-separated, or `all`; opening i gets type
+    /// i modulo the list.
+    #[arg(long, default_value = "Base+MLP")]
+    game_types: String,
+    /// A game not over after this many moves per side is a draw.
+    #[arg(long, default_value_t = 200)]
+    max_moves: u32,
+    /// Games played at once (each with its own two engine processes).
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// Extra milliseconds allowed past a time limit before an engine counts as hung.
+    #[arg(long, default_value_t = 1000)]
+    grace_ms: u64,
+    /// Milliseconds allowed for start-up and for `newgame`/`play` replies.
+    #[arg(long, default_value_t = 10_000)]
+    reply_timeout_ms: u64,
+    /// Milliseconds allowed for a `bestmove depth N` reply.
+    #[arg(long, default_value_t = 300_000)]
+    depth_timeout_ms: u64,
+    /// Do not end games by threefold repetition (waggle's rules do).
+    #[arg(long)]
+    no_repetition_draw: bool,
+    /// Stop when this SPRT decides: `elo0=0,elo1=10,alpha=0.05,beta=0.05` (two engines).
+    #[arg(long, value_name = "SPEC")]
+    sprt: Option<String>,
+    /// SPRT outcome model.
+    #[arg(long, value_enum, default_value = "pentanomial")]
+    sprt_model: ModelArg,
+    /// Play only part `i` of `n` of the schedule (whole game pairs), e.g. `2/4`.
+    #[arg(long, value_name = "i/n")]
+    shard: Option<String>,
+    /// Output directory (results.tsv, games.txt, pgn/, failures.log, report.txt).
+    #[arg(long, default_value = "arena-out")]
+    out: PathBuf,
+}
+
+fn parse_sprt(spec: Option<&str>, model: ModelArg) -> Result<Option<Sprt>> {
+    spec.map(|s| {
+        Ok(Sprt {
+            params: SprtParams::parse(s)?,
+            model: model.into(),
+        })
+    })
+    .transpose()
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Some(Command::Merge {
+            files,
+            sprt,
+            sprt_model,
+        }) => {
+            let sprt = parse_sprt(sprt.as_deref(), sprt_model)?;
+            let (_, report) = merge_results(&files, sprt.as_ref())?;
+            let _ = write!(std::io::stdout(), "{report}");
+            Ok(())
+        }
+        None => play(cli.play),
+    }
+}
+
+fn play(a: PlayArgs) -> Result<()> {
+    if a.engines.len() < 2 {
+        bail!("give at least two engines with -e/--engine");
+    }
+    let mut engines = a
+        .engines
+        .iter()
+        .map(|e| EngineSpec::parse(e))
+        .collect::<Result<Vec<_>, _>>()?;
+    dedup_names(&mut engines);
+    let limit = match (a.move_time, a.depth, &a.clock) {
+        (Some(t), _, _) => match Duration::try_from_secs_f64(t) {
+            Ok(d) if !d.is_zero() => Limit::MoveTime(d),
+            _ => bail!("--move-time {t}: must be a positive number of seconds"),
+        },
+        (_, Some(d), _) => Limit::Depth(d),
+        (_, _, Some(c)) => Limit::parse_clock(c)
+            .with_context(|| format!("--clock '{c}': expected BASE+INC in seconds"))?,
+        _ => bail!("give a limit: --move-time, --depth or --clock"),
+    };
+    let repetition_draw = !a.no_repetition_draw;
+    let (openings, openings_note) = match &a.openings_file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            let mut o = parse_openings(&text, repetition_draw)?;
+            if let Some(n) = a.openings {
+                o.truncate(n);
+            }
+            let note = format!("{} from {}", o.len(), path.display());
+            (o, note)
+        }
+        None => {
+            let types = parse_game_types(&a.game_types)?;
+            let n = a.openings.unwrap_or(10);
+            let o = random_openings(n, a.opening_plies, a.seed, &types, repetition_draw);
+            let names: Vec<String> = types.iter().map(|t| t.to_string()).collect();
+            let note = format!(
+                "{n} random of {} plies, seed {}, types {}",
+                a.opening_plies,
+                a.seed,
+                names.join(",")
+            );
+            (o, note)
+        }
+    };
+    let config = ArenaConfig {
+        engines,
+        mode: if a.round_robin {
+            Mode::RoundRobin
+        } else {
+            Mode::Gauntlet
+        },
+        openings,
+        openings_note,
+        settings: GameSettings {
+            limit,
+            grace: Duration::from_millis(a.grace_ms),
+            reply_timeout: Duration::from_millis(a.reply_timeout_ms),
+            depth_timeout: Duration::from_millis(a.depth_timeout_ms),
+            max_moves: a.max_moves,
+            repetition_draw,
+        },
+        concurrency: a.concurrency.max(1),
+        shard: a.shard.as_deref().map(Shard::parse).transpose()?,
+        sprt: parse_sprt(a.sprt.as_deref(), a.sprt_model)?,
+        out_dir: a.out,
+    };
+    let outcome = run_arena(&config, &mut std::io::stderr())?;
+    let mut out = std::io::stdout();
+    let _ = write!(out, "{}", outcome.report);
+    if let Some(d) = outcome.decision {
+        let _ = writeln!(
+            out,
+            "SPRT result: {}",
+            match d {
+                SprtDecision::AcceptH1 => "H1 accepted",
+                SprtDecision::AcceptH0 => "H0 accepted",
+                SprtDecision::Continue => "inconclusive (schedule exhausted)",
+            }
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,273 @@
+//! A tiny UHP engine built on waggle's rules, for testing hosts: it plays uniformly random
+//! legal moves, and can misbehave on purpose.
+//!
+//! Modes (`--mode`):
+//! - `random`: a correct engine that plays random legal moves (a "random mover" opponent);
+//! - `crash`: exits with status 3 instead of answering its N-th `bestmove` of a game;
+//! - `illegal`: answers its N-th `bestmove` of a game with a move the rules forbid;
+//! - `hang`: never answers its N-th `bestmove` of a game;
+//! - `malformed`: answers its N-th `bestmove` of a game with text that is not a move;
+//! - `err`: answers its N-th `bestmove` of a game with `err`;
+//! - `missing-move`: plays correctly but leaves one move out of every `validmoves` list that
+//!   has at least two.
+//!
+//! N is `--after` (default 3). `--delay-ms` makes every `bestmove` wait that long first.
+//! Commands: `info`, `newgame [GameType|GameString]`, `play`, `pass`, `validmoves`,
+//! `bestmove ...`, `undo [N]`, `options`, `perft N` (extension: prints `nodes=<count>`; off
+//! with `--no-perft`), `exit`.
+
+use clap::{Parser, ValueEnum};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::io::{BufRead, Write};
+use std::time::Duration;
+use waggle::core::perft::perft;
+use waggle::core::{Cell, Game, Move, MoveList, Piece};
+use waggle::notation::{format_move, game_string, parse_game_string, parse_move};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Mode {
+    Random,
+    Crash,
+    Illegal,
+    Hang,
+    Malformed,
+    Err,
+    MissingMove,
+}
+
+/// A UHP test engine: random legal moves, or a chosen misbehaviour.
+#[derive(Parser)]
+#[command(name = "test-engine")]
+struct Args {
+    /// How to behave.
+    #[arg(long, value_enum, default_value = "random")]
+    mode: Mode,
+    /// Which `bestmove` of each game misbehaves (1 = the first).
+    #[arg(long, default_value_t = 3)]
+    after: u32,
+    /// Wait this long before answering each `bestmove`.
+    #[arg(long, default_value_t = 0)]
+    delay_ms: u64,
+    /// Seed of the move choice (default: from the clock and process id).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Answer `perft` with `err`, like an engine without the extension.
+    #[arg(long)]
+    no_perft: bool,
+    /// Name in the `id` line.
+    #[arg(long, default_value = "test-engine")]
+    name: String,
+}
+
+struct Engine {
+    args: Args,
+    game: Option<Game>,
+    rng: StdRng,
+    /// `bestmove` commands since the last `newgame`.
+    asked: u32,
+    moves: MoveList,
+}
+
+fn main() {
+    let args = Args::parse();
+    let seed = args.seed.unwrap_or_else(|| {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0);
+        t ^ (u64::from(std::process::id()) << 32)
+    });
+    let mut engine = Engine {
+        args,
+        game: None,
+        rng: StdRng::seed_from_u64(seed),
+        asked: 0,
+        moves: MoveList::new(),
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let _ = write!(out, "{}", engine.info());
+    let _ = writeln!(out, "ok");
+    let _ = out.flush();
+    for line in std::io::stdin().lock().lines() {
+        let Ok(line) = line else { break };
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if line.eq_ignore_ascii_case("exit") {
+            break;
+        }
+        let reply = engine.handle(line);
+        let _ = write!(out, "{reply}");
+        let _ = writeln!(out, "ok");
+        let _ = out.flush();
+    }
+}
+
+impl Engine {
+    fn info(&self) -> String {
+        format!("id {} 0.1\nMosquito;Ladybug;Pillbug\n", self.args.name)
+    }
+
+    /// The reply to one command, each line ended, without the final `ok`.
+    fn handle(&mut self, line: &str) -> String {
+        let (cmd, rest) = match line.split_once(char::is_whitespace) {
+            Some((c, r)) => (c.to_ascii_lowercase(), r.trim()),
+            None => (line.to_ascii_lowercase(), ""),
+        };
+        match cmd.as_str() {
+            "info" => self.info(),
+            "newgame" => self.newgame(rest),
+            "play" => self.play(rest),
+            "pass" => self.play("pass"),
+            "validmoves" => self.validmoves(),
+            "bestmove" => self.bestmove(),
+            "undo" => self.undo(rest),
+            "options" => String::new(),
+            "perft" if !self.args.no_perft => self.perft(rest),
+            _ => format!("err unknown command '{cmd}'\n"),
+        }
+    }
+
+    fn newgame(&mut self, arg: &str) -> String {
+        let text = if arg.is_empty() {
+            "Base;NotStarted;White[1]".to_string()
+        } else if arg.contains(';') {
+            arg.to_string()
+        } else {
+            format!("{arg};NotStarted;White[1]")
+        };
+        match parse_game_string(&text, true) {
+            Ok(g) => {
+                let s = format!("{}\n", game_string(&g));
+                self.game = Some(g);
+                self.asked = 0;
+                s
+            }
+            Err(e) => format!("err {e}\n"),
+        }
+    }
+
+    fn play(&mut self, text: &str) -> String {
+        let Some(game) = self.game.as_mut() else {
+            return "err no game\n".into();
+        };
+        if game.state().is_over() {
+            return "err the game is over\n".into();
+        }
+        match parse_move(game, text) {
+            Ok(m) => match game.play(m) {
+                Ok(()) => format!("{}\n", game_string(game)),
+                Err(e) => format!("invalidmove {e}\n"),
+            },
+            Err(e) => format!("invalidmove {e}\n"),
+        }
+    }
+
+    fn validmoves(&mut self) -> String {
+        let Some(game) = self.game.as_mut() else {
+            return "err no game\n".into();
+        };
+        if game.state().is_over() {
+            return "err the game is over\n".into();
+        }
+        game.generate_moves(&mut self.moves);
+        let mut list: Vec<String> = self.moves.iter().map(|&m| format_move(game, m)).collect();
+        list.sort();
+        if self.args.mode == Mode::MissingMove && list.len() >= 2 {
+            list.pop();
+        }
+        format!("{}\n", list.join(";"))
+    }
+
+    fn bestmove(&mut self) -> String {
+        let Some(game) = self.game.as_mut() else {
+            return "err no game\n".into();
+        };
+        if game.state().is_over() {
+            return "err the game is over\n".into();
+        }
+        if self.args.delay_ms > 0 {
+            std::thread::sleep(Duration::from_millis(self.args.delay_ms));
+        }
+        self.asked += 1;
+        let misbehave = self.asked == self.args.after;
+        match self.args.mode {
+            Mode::Crash if misbehave => {
+                eprintln!("test-engine: crashing on purpose");
+                std::process::exit(3);
+            }
+            Mode::Hang if misbehave => {
+                eprintln!("test-engine: hanging on purpose");
+                loop {
+                    std::thread::sleep(Duration::from_secs(3600));
+                }
+            }
+            Mode::Malformed if misbehave => return "this is not a move\n".into(),
+            Mode::Err if misbehave => return "err refusing on purpose\n".into(),
+            Mode::Illegal if misbehave => return format!("{}\n", illegal_move(game)),
+            _ => {}
+        }
+        game.generate_moves(&mut self.moves);
+        if self.moves.is_empty() {
+            return "err no legal move\n".into();
+        }
+        let m = self.moves[self.rng.gen_range(0..self.moves.len())];
+        format!("{}\n", format_move(game, m))
+    }
+
+    fn undo(&mut self, arg: &str) -> String {
+        let Some(game) = self.game.as_mut() else {
+            return "err no game\n".into();
+        };
+        let n: usize = if arg.is_empty() {
+            1
+        } else {
+            match arg.parse() {
+                Ok(n) => n,
+                Err(_) => return format!("err '{arg}' is not a number\n"),
+            }
+        };
+        if n > game.ply() as usize {
+            return "err not that many moves\n".into();
+        }
+        for _ in 0..n {
+            game.undo();
+        }
+        format!("{}\n", game_string(game))
+    }
+
+    fn perft(&mut self, arg: &str) -> String {
+        let Some(game) = self.game.as_mut() else {
+            return "err no game\n".into();
+        };
+        match arg.parse::<u32>() {
+            Ok(d) => format!("nodes={}\n", perft(game, d)),
+            Err(_) => format!("err '{arg}' is not a depth\n"),
+        }
+    }
+}
+
+/// A move that parses in this position but that the rules forbid: a piece of the side not
+/// to move, placed or moved next to the hive (on an empty board: the queen, which may not
+/// open the game).
+fn illegal_move(game: &mut Game) -> String {
+    let legal = game.legal_moves();
+    let targets: Vec<Cell> = Piece::all()
+        .filter_map(|p| game.board().position(p))
+        .flat_map(|c| c.neighbors().to_vec())
+        .filter(|&c| !game.board().is_occupied(c))
+        .collect();
+    let own = game.side_to_move();
+    for piece in Piece::all().filter(|p| p.color() != own && game.is_enabled(*p)) {
+        for &to in &targets {
+            let m = Move::new(piece, to);
+            if !legal.contains(&m) && parse_move(game, &format_move(game, m)) == Ok(m) {
+                return format_move(game, m);
+            }
+        }
+    }
+    format!("{}Q", own.letter())
+}
