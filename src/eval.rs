@@ -6,11 +6,17 @@
 //! name (for the UHP `eval` command and for tuning).
 //!
 //! Mobility is the expensive part of a Hive evaluation: generating every move of both sides at
-//! every leaf costs several times more than the rest of the search. Instead a cheap proxy is
-//! used: one articulation-point pass finds the pinned pieces, and for each remaining piece a
-//! six-bit mask of its occupied neighbours says whether (and in how many directions) it can
-//! leave its cell. That is exact for "can this piece move at all" in nearly every position and
-//! measures the local freedom of sliders; see [`EvalWeights::reach`].
+//! every leaf would cost several times more than the rest of the search. Instead a cheap proxy
+//! is used. One pass over the top pieces records, for each, a six-bit mask of its occupied
+//! neighbours and the ids of the neighbouring pieces; the core's articulation-point pass finds
+//! the pinned pieces (skipped when no piece has two separate runs of neighbours, since only
+//! such a piece can be pinned). The neighbour mask then says whether, and in how
+//! many directions, a free piece can leave its cell: exact for "can this piece move at all" in
+//! nearly every position, and a measure of the local freedom of sliders (see
+//! [`EvalWeights::reach`]). One evaluation takes about 0.2-0.25 microseconds.
+//!
+//! The default weights were set by hand and then adjusted by self-play (mobility weights lower
+//! by a third: +35 Elo; higher by half: -98 Elo; a steeper queen-ring table was worse too).
 
 use crate::core::game::queen;
 use crate::core::hex::Cell;

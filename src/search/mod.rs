@@ -381,6 +381,12 @@ impl RootSearch<'_> {
                     beta = (alpha + beta) / 2;
                     alpha = (r.score - delta).max(-INF);
                 } else if r.score >= beta && beta < INF {
+                    if r.best != 0 {
+                        // Proven better than the first move: search it first, and answer it
+                        // if time runs out during the re-search.
+                        root.swap(0, r.best);
+                        best = root[0].mv;
+                    }
                     beta = (r.score + delta).min(INF);
                 } else {
                     break r;
