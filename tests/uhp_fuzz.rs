@@ -286,24 +286,11 @@ impl Fuzzer {
     }
 }
 
-/// The server's own view of a line: the sanitising rules of UHP.md's framing.
-fn normalise(line: &str) -> String {
-    line.trim_start_matches('\u{feff}')
-        .chars()
-        .map(|c| match c {
-            '\t' | '\r' | '\n' | '\u{b}' | '\u{c}' => ' ',
-            '\u{2028}' | '\u{2029}' => '\u{fffd}',
-            c if c.is_control() => '\u{fffd}',
-            c => c,
-        })
-        .collect()
-}
-
 /// Whether a line would start a slow search or count (a damaged `bestmove depth 1` can become
 /// `bestmove depth 19`); such lines are skipped, and options that would make the search slow
 /// (huge tables, many threads) are not set.
 fn too_slow(line: &str) -> bool {
-    let normal = normalise(line);
+    let normal = waggle::uhp::sanitize(line);
     let words: Vec<&str> = normal.split_whitespace().collect();
     let is = |i: usize, w: &str| words.get(i).is_some_and(|x| x.eq_ignore_ascii_case(w));
     if is(0, "bestmove") && words.len() == 3 {
@@ -398,7 +385,7 @@ fn fuzz(seed: u64, cases: usize) -> Stats {
         let reply = String::from_utf8(out.0.borrow().clone())
             .unwrap_or_else(|_| panic!("non-UTF-8 reply to {}", context()));
         let lines: Vec<&str> = reply.lines().collect();
-        if normalise(&line).trim().is_empty() {
+        if waggle::uhp::sanitize(&line).trim().is_empty() {
             assert!(reply.is_empty(), "blank {} got {reply:?}", context());
             stats.silent += 1;
             continue;

@@ -68,7 +68,7 @@ pub(crate) fn read_line<R: BufRead>(
 /// whitespace controls become spaces, every other control character (and the Unicode line and
 /// paragraph separators, which some hosts treat as line breaks) becomes U+FFFD, and a leading
 /// byte-order mark is dropped. Nothing the server prints can then break the line framing.
-pub(crate) fn sanitize(line: &str) -> String {
+pub fn sanitize(line: &str) -> String {
     line.trim_start_matches('\u{feff}')
         .chars()
         .map(|c| match c {

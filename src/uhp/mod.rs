@@ -17,6 +17,6 @@ mod perft;
 mod server;
 mod stdio;
 
-pub use input::MAX_LINE_BYTES;
+pub use input::{MAX_LINE_BYTES, sanitize};
 pub use server::{Flow, Server};
 pub use stdio::run_stdio;
