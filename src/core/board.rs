@@ -118,10 +118,24 @@ impl Board {
     /// Puts `piece` (which must not be on the board) on top of `cell`.
     #[inline(always)]
     pub fn push(&mut self, piece: Piece, cell: Cell) {
+        let h = self.push_unhashed(piece, cell);
+        self.hash ^= zobrist::piece_key(piece, cell, h);
+    }
+
+    /// Takes the top piece off `cell` (which must be occupied) and returns it.
+    #[inline(always)]
+    pub fn pop(&mut self, cell: Cell) -> Piece {
+        let (piece, h) = self.pop_unhashed(cell);
+        self.hash ^= zobrist::piece_key(piece, cell, h);
+        piece
+    }
+
+    /// [`Board::push`] without updating the hash; returns the height the piece stands at.
+    #[inline(always)]
+    fn push_unhashed(&mut self, piece: Piece, cell: Cell) -> u32 {
         debug_assert!(!self.is_on_board(piece));
         let c = cell.index();
         let h = self.height[c];
-        self.hash ^= zobrist::piece_key(piece, cell, h as u32);
         self.below[piece.id()] = self.top[c];
         let old = color_unit(self.top[c]);
         self.top[c] = piece.id() as u8;
@@ -129,11 +143,12 @@ impl Board {
         self.recolor(cell, old, color_unit(piece.id() as u8));
         self.pos[piece.id()] = cell;
         self.on_board |= 1 << piece.id();
+        h as u32
     }
 
-    /// Takes the top piece off `cell` (which must be occupied) and returns it.
+    /// [`Board::pop`] without updating the hash; returns the piece and the height it stood at.
     #[inline(always)]
-    pub fn pop(&mut self, cell: Cell) -> Piece {
+    fn pop_unhashed(&mut self, cell: Cell) -> (Piece, u32) {
         let c = cell.index();
         let id = self.top[c] as usize;
         debug_assert!(id < PIECE_COUNT);
@@ -145,8 +160,18 @@ impl Board {
         self.below[id] = NONE;
         self.on_board &= !(1 << id);
         let piece = Piece::from_id(id).unwrap_or_else(|| unreachable!());
-        self.hash ^= zobrist::piece_key(piece, cell, h as u32);
-        piece
+        (piece, h as u32)
+    }
+
+    /// Takes back a move of `piece` from `from` (`None`: it was placed) to `to`, setting the
+    /// hash to `hash`, the one recorded before the move (cheaper than recomputing keys).
+    #[inline(always)]
+    pub(crate) fn unmove(&mut self, piece: Piece, from: Option<Cell>, to: Cell, hash: u64) {
+        self.pop_unhashed(to);
+        if let Some(from) = from {
+            self.push_unhashed(piece, from);
+        }
+        self.hash = hash;
     }
 
     /// Lowers the recorded height of `cell` by one without touching its pieces, so that move

@@ -241,7 +241,7 @@ impl Game {
         self.ply += 1;
         let h = self.hash();
         self.hashes.push(h);
-        self.state = self.compute_state();
+        self.state = self.compute_state(undo.from.is_none() && !m.is_pass());
     }
 
     /// Plays `m` after checking that it is legal; on error nothing changes.
@@ -258,10 +258,10 @@ impl Game {
         self.hashes.pop();
         self.ply -= 1;
         if let Some(piece) = u.mv.piece() {
-            self.board.pop(u.mv.to());
-            if let Some(from) = u.from {
-                self.board.push(piece, from);
-            }
+            // `hashes` still holds the full hash from before the move.
+            let before = self.hashes.last().copied().unwrap_or(0);
+            let pieces_hash = before ^ zobrist::side_key(self.side_to_move());
+            self.board.unmove(piece, u.from, u.mv.to(), pieces_hash);
         }
         self.frozen = u.frozen;
         self.state = u.state;
@@ -269,14 +269,17 @@ impl Game {
         Some(u.mv)
     }
 
-    fn compute_state(&self) -> GameState {
+    /// The state after a move; a placement (`placed`) cannot repeat an earlier position.
+    fn compute_state(&self, placed: bool) -> GameState {
         let white = self.queen_surrounded(Color::White);
         let black = self.queen_surrounded(Color::Black);
         match (white, black) {
             (true, true) => GameState::Draw,
             (true, false) => GameState::BlackWins,
             (false, true) => GameState::WhiteWins,
-            (false, false) if self.repetition_draw && self.is_threefold() => GameState::Draw,
+            (false, false) if !placed && self.repetition_draw && self.is_threefold() => {
+                GameState::Draw
+            }
             (false, false) => GameState::InProgress,
         }
     }

@@ -10,7 +10,7 @@
 use super::board::Board;
 use super::cell_set::CellSet;
 use super::game::{Game, queen};
-use super::hex::Cell;
+use super::hex::{CELLS, Cell};
 use super::move_list::MoveList;
 use super::mv::Move;
 use super::piece::{Bug, Color, PIECE_COUNT, Piece};
@@ -88,17 +88,28 @@ impl MoveSink for MoveCount {
     }
 }
 
-/// Collects destinations of one piece, each once.
+/// Collects destinations of one piece, each once: a cell counts as seen when its mark holds
+/// this piece's stamp (so nothing needs clearing between pieces).
 struct Dests<'a, S: MoveSink> {
     piece: Piece,
-    seen: CellSet,
+    stamp: u16,
+    marks: &'a mut [u16; CELLS],
     out: &'a mut S,
 }
 
 impl<S: MoveSink> Dests<'_, S> {
+    /// Marks `to` as seen without adding a move; returns whether it was new.
+    #[inline(always)]
+    fn mark(&mut self, to: Cell) -> bool {
+        let m = &mut self.marks[to.index()];
+        let new = *m != self.stamp;
+        *m = self.stamp;
+        new
+    }
+
     #[inline(always)]
     fn add(&mut self, to: Cell) {
-        if self.seen.insert(to) {
+        if self.mark(to) {
             self.out.push(Move::new(self.piece, to));
         }
     }
@@ -226,15 +237,17 @@ impl Game {
             if !elevated && pins.is_pinned(&self.board, at, id) {
                 continue;
             }
+            let stamp = self.next_stamp();
             let mut dests = Dests {
                 piece,
-                seen: CellSet::new(),
+                stamp,
+                marks: &mut self.marks,
                 out: &mut *out,
             };
-            dests.seen.insert(at);
+            dests.mark(at);
             for &(t, c) in throws {
                 if t as usize == id {
-                    dests.seen.insert(c);
+                    dests.mark(c);
                 }
             }
             self.board.lift(at);
