@@ -16,6 +16,7 @@
 //!
 //! Depth: `bestmove depth N` runs `N * ITERATIONS_PER_DEPTH` iterations (per thread).
 
+use super::time::TimeManager;
 use super::{Limits, SearchInfo};
 use crate::core::{Game, GameState, Move, MoveList};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -297,12 +298,8 @@ pub fn search(
     let threads = threads.max(1);
     let capacity = memory_mb.max(1) * (1 << 20) / NODE_BYTES / threads;
     let max_iterations = limits.depth.map(|d| d.max(1) as u64 * ITERATIONS_PER_DEPTH);
-    // Leave room to answer: stop a little before the limit.
-    let deadline = limits.time.map(|t| {
-        start
-            + t.saturating_sub(std::time::Duration::from_millis(25))
-                .max(t / 2)
-    });
+    // The same hard deadline as alpha-beta: the limit less a margin for answering.
+    let clock = TimeManager::new(limits, start);
     let run = |reporting: Option<&mut dyn FnMut(&SearchInfo)>| {
         let mut tree = Tree::new(capacity, params, eval);
         let mut g = game.clone();
@@ -317,7 +314,7 @@ pub fn search(
             {
                 break;
             }
-            if iterations.is_multiple_of(64) && deadline.is_some_and(|d| Instant::now() >= d) {
+            if iterations.is_multiple_of(64) && clock.hard_expired() {
                 break;
             }
             tree.iterate(&mut g, &mut path);
