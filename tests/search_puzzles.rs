@@ -2,41 +2,32 @@
 //! depth, and the one move that stops the opponent winning next turn, at that depth, with one
 //! thread and with two.
 
+mod common;
+
 use std::sync::atomic::AtomicBool;
 use waggle::core::Move;
 use waggle::notation::{format_move, parse_game_string, parse_move};
 use waggle::search::{Engine, EngineOptions, Limits};
 
-const DATA: &str = "../shared/testdata/mzinga";
-
 struct Puzzle {
-    line: usize,
     game: String,
     depth: u32,
     answer: String,
 }
 
-/// Reads a Mzinga test file: UTF-8 with a BOM, `#` comments, tab-separated columns.
+/// The puzzles of a Mzinga test file: GameString, depth in plies, the one right move.
 fn read_puzzles(file: &str) -> Vec<Puzzle> {
-    let path = format!("{}/{DATA}/{file}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let text = text.trim_start_matches('\u{feff}');
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim_start_matches('\u{feff}').trim_end();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let cols: Vec<&str> = line.split('\t').collect();
-        assert_eq!(cols.len(), 3, "{file}:{}: expected three columns", i + 1);
-        out.push(Puzzle {
-            line: i + 1,
-            game: cols[0].to_string(),
-            depth: cols[1].parse().expect("depth"),
-            answer: cols[2].to_string(),
-        });
-    }
-    out
+    common::read_rows(&format!("mzinga/{file}"))
+        .into_iter()
+        .map(|row| {
+            assert_eq!(row.fields.len(), 3, "{file}: expected three columns");
+            Puzzle {
+                game: row.fields[0].clone(),
+                depth: row.fields[1].parse().expect("depth"),
+                answer: row.fields[2].clone(),
+            }
+        })
+        .collect()
 }
 
 fn solve(file: &str, threads: usize) {
@@ -62,13 +53,13 @@ fn solve(file: &str, threads: usize) {
         let got: Move = engine.search(&game, &limits, &stop, &mut |info| last_depth = info.depth);
         assert_eq!(
             last_depth, p.depth,
-            "{file}:{}: searched to depth {last_depth}",
-            p.line
+            "{file}: {}: searched to depth {last_depth}",
+            p.game
         );
         if got != expected {
             failures.push(format!(
-                "{file}:{} depth {}: expected {}, got {}",
-                p.line,
+                "{file}: {} depth {}: expected {}, got {}",
+                p.game,
                 p.depth,
                 p.answer,
                 format_move(&game, got)

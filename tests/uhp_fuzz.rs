@@ -5,6 +5,8 @@
 //! The normal run feeds 100,000 lines; the ignored `long_fuzz` feeds `WAGGLE_FUZZ_CASES` lines
 //! (default 2,000,000) from seed `WAGGLE_FUZZ_SEED`.
 
+mod common;
+
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -123,18 +125,7 @@ struct Fuzzer {
 
 impl Fuzzer {
     fn new(seed: u64) -> Fuzzer {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/testdata/perft-positions.tsv"
-        );
-        let text = std::fs::read_to_string(path).expect("perft-positions.tsv");
-        let mut positions: Vec<String> = text
-            .lines()
-            .filter(|l| !l.starts_with('#'))
-            .filter_map(|l| l.split('\t').next())
-            .map(str::to_string)
-            .collect();
-        positions.dedup();
+        let mut positions = common::perft_positions();
         positions.extend(SPECIAL_GAMES.iter().map(|s| s.to_string()));
         Fuzzer {
             rng: StdRng::seed_from_u64(seed),

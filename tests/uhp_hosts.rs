@@ -1,6 +1,7 @@
 //! Host-shaped sessions with the built binary over real pipes: MzingaViewer (with SIGINT to
 //! cancel), hivegame.com's web bot (fresh process, stdin closed at once), and start-up latency.
 
+mod common;
 mod uhp_support;
 
 use std::thread;
@@ -167,15 +168,10 @@ fn sigint_stops_a_perft_and_is_harmless_while_idle() {
 
 /// GameStrings as hivegame.com's bot client sends them: the turn field emptied.
 fn web_positions() -> Vec<String> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/testdata/perft-positions.tsv"
-    );
-    let text = std::fs::read_to_string(path).expect("perft-positions.tsv");
     let mut out = vec!["Base+MLP;InProgress;;wS1;bG1 -wS1".to_string()];
+    let positions = common::perft_positions();
     let mut seen_types = Vec::new();
-    for line in text.lines().filter(|l| !l.starts_with('#')) {
-        let gs = line.split('\t').next().unwrap_or("");
+    for gs in &positions {
         let fields: Vec<&str> = gs.split(';').collect();
         if fields.len() < 4 || seen_types.contains(&fields[0]) {
             continue;

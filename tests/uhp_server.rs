@@ -1,6 +1,8 @@
 //! The UHP server driven in memory: bestmove legality on many positions, the intermediate
 //! report format, the stop flag, and reading raw input.
 
+mod common;
+
 use std::io::Cursor;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,18 +29,7 @@ fn ask(server: &mut Server<Vec<u8>>, line: &str) -> Vec<String> {
 
 /// The 40 mid-game positions of every game type in the shared test data.
 fn positions() -> Vec<String> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/testdata/perft-positions.tsv"
-    );
-    let text = std::fs::read_to_string(path).expect("perft-positions.tsv");
-    let mut out: Vec<String> = text
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .filter_map(|l| l.split('\t').next())
-        .map(str::to_string)
-        .collect();
-    out.dedup();
+    let out = common::perft_positions();
     assert_eq!(out.len(), 40);
     out
 }

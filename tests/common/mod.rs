@@ -37,3 +37,14 @@ pub fn read_rows(rel: &str) -> Vec<Row> {
     }
     rows
 }
+
+/// The distinct GameStrings of `perft-positions.tsv` (40 mid-game positions, 5 per game type),
+/// in file order.
+pub fn perft_positions() -> Vec<String> {
+    let mut out: Vec<String> = read_rows("perft-positions.tsv")
+        .into_iter()
+        .map(|row| row.fields[0].clone())
+        .collect();
+    out.dedup();
+    out
+}
