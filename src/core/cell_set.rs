@@ -27,10 +27,4 @@ impl CellSet {
         self.0[w] |= 1 << b;
         was == 0
     }
-
-    /// Whether `c` is in the set.
-    #[inline(always)]
-    pub fn contains(&self, c: Cell) -> bool {
-        self.0[c.index() / 64] >> (c.index() % 64) & 1 != 0
-    }
 }

@@ -316,7 +316,7 @@ impl Game {
         self.repetitions() >= 2
     }
 
-    /// The legal moves here (see the `movegen` module), into `out`.
+    /// The legal moves here, as a new list (see [`Game::generate_moves`] to reuse one).
     pub fn legal_moves(&mut self) -> MoveList {
         let mut out = MoveList::new();
         self.generate_moves(&mut out);

@@ -1,7 +1,7 @@
 //! The rules of Hive: no I/O, only positions and moves.
 
 pub mod board;
-pub mod cell_set;
+mod cell_set;
 pub mod error;
 pub mod game;
 pub mod game_type;
@@ -15,7 +15,6 @@ mod validate;
 pub mod zobrist;
 
 pub use board::Board;
-pub use cell_set::CellSet;
 pub use error::RuleError;
 pub use game::{Game, GameState};
 pub use game_type::GameType;

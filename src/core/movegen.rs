@@ -2,7 +2,8 @@
 //!
 //! Generation lifts the moving piece off the board (by lowering its cell's height) while it
 //! looks for destinations, so every slide and gate test sees the hive without the mover. The
-//! one-hive rule comes from a single articulation-point pass per position.
+//! one-hive rule is settled by the runs of occupied cells around a piece where it can be, and
+//! otherwise by one articulation-point pass per position, run only when first needed.
 
 // Loops over direction indices use the index for the gate cells as well as the neighbour.
 #![allow(clippy::needless_range_loop)]
