@@ -10,8 +10,9 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use std::sync::atomic::AtomicBool;
+use waggle::core::game::queen;
 use waggle::core::perft::perft;
-use waggle::core::{Game, GameType};
+use waggle::core::{Game, GameType, Move};
 use waggle::eval::{EvalWeights, WIN, evaluate, final_score};
 use waggle::notation::game_string;
 use waggle::search::{Engine, EngineOptions, Limits, SearchParams};
@@ -38,7 +39,8 @@ fn minimax(game: &mut Game, depth: u32, ply: i32, w: &EvalWeights) -> i32 {
     best
 }
 
-/// Random positions: every game type in turn, `plies` random plies, not finished, and small
+/// Random positions: every game type in turn, `plies` random plies (half of them next to the
+/// enemy queen when possible), not finished, and small
 /// enough (`perft(depth) <= max_nodes`) that a minimax to `depth` stays quick.
 fn random_positions(
     count: usize,
@@ -55,7 +57,20 @@ fn random_positions(
         let n = rng.gen_range(plies.clone());
         for _ in 0..n {
             let moves = game.legal_moves();
-            let Some(&m) = moves.as_slice().choose(&mut rng) else {
+            // Half the time, a move next to the enemy queen if there is one, so that some
+            // positions are decided within a few plies.
+            let enemy_queen = game.board().position(queen(game.side_to_move().opponent()));
+            let attacks: Vec<Move> = moves
+                .iter()
+                .copied()
+                .filter(|m| enemy_queen.is_some_and(|q| q.neighbors().contains(&m.to())))
+                .collect();
+            let pool = if !attacks.is_empty() && rng.gen_bool(0.5) {
+                &attacks[..]
+            } else {
+                moves.as_slice()
+            };
+            let Some(&m) = pool.choose(&mut rng) else {
                 break;
             };
             game.play_unchecked(m);

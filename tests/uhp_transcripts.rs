@@ -14,6 +14,16 @@ enum Expect {
     Line(String),
     /// Any number of lines, none of them `ok`.
     AnyLines,
+    /// A `;`-separated list (a `validmoves` reply) whose items may come in any order: UHP
+    /// does not fix the order of the moves.
+    Unordered(Vec<String>),
+}
+
+/// The items of a `;`-separated list, sorted.
+fn sorted_items(line: &str) -> Vec<String> {
+    let mut items: Vec<String> = line.split(';').map(str::to_string).collect();
+    items.sort();
+    items
 }
 
 /// A command of the transcript and the reply it must get.
@@ -73,6 +83,8 @@ fn parse_transcript(text: &str) -> (Vec<u8>, Vec<Block>) {
             let block = blocks.last_mut().expect("there is always a block");
             block.expected.push(if line == "<any-lines>" {
                 Expect::AnyLines
+            } else if let Some(list) = line.strip_prefix("<unordered> ") {
+                Expect::Unordered(sorted_items(list))
             } else {
                 Expect::Line(line.replace("<version>", version))
             });
@@ -114,6 +126,12 @@ fn block_matches(expected: &[Expect], actual: &[String]) -> bool {
             .any(|k| block_matches(rest, &actual[k..])),
         Some((Expect::Line(p), rest)) => {
             !actual.is_empty() && line_matches(p, &actual[0]) && block_matches(rest, &actual[1..])
+        }
+        Some((Expect::Unordered(items), rest)) => {
+            !actual.is_empty()
+                && actual[0] != "ok"
+                && sorted_items(&actual[0]) == *items
+                && block_matches(rest, &actual[1..])
         }
     }
 }
