@@ -20,7 +20,7 @@
 
 use crate::core::game::queen;
 use crate::core::hex::Cell;
-use crate::core::movegen::{neighbour_runs, pinned_mask};
+use crate::core::movegen::neighbour_runs;
 use crate::core::{Bug, Color, Game, GameState, Piece};
 
 /// The score of a win found at the root; a win `p` plies from the root scores `WIN - p`, so that
@@ -356,7 +356,7 @@ fn accumulate<A: Acc>(game: &Game, w: &EvalWeights, acc: &mut A) {
         }
     }
     let pinned = if maybe_pinned {
-        pinned_mask(board) & ground
+        game.pinned() & ground
     } else {
         0
     };

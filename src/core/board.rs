@@ -14,11 +14,13 @@ pub struct Board {
     top: [u8; CELLS],
     /// Number of pieces in each cell.
     height: [u8; CELLS],
-    /// For each cell, how many of its neighbours have a white top piece (low byte) and a black
-    /// one (high byte); kept up to date on every push and pop, so placement tests are one load.
-    adjacent: [u16; CELLS],
+    /// For each cell, which of its neighbours have a white top piece (bit `k` for direction
+    /// `k`), a black one (bit `8 + k`) and any piece (bit `16 + k`); kept up to date on every
+    /// push, pop and lift, so placement, slide and one-hive tests read one word instead of six
+    /// cells.
+    adjacent: [u32; CELLS],
     /// Cell of each piece (meaningful only for pieces on the board).
-    pos: [Cell; PIECE_COUNT],
+    pub(crate) pos: [Cell; PIECE_COUNT],
     /// The piece directly beneath each piece, `NONE` when it stands on the ground.
     below: [u8; PIECE_COUNT],
     /// Bit `id` set when piece `id` is on the board.
@@ -137,10 +139,10 @@ impl Board {
         let c = cell.index();
         let h = self.height[c];
         self.below[piece.id()] = self.top[c];
-        let old = color_unit(self.top[c]);
+        let old = self.top[c];
         self.top[c] = piece.id() as u8;
         self.height[c] = h + 1;
-        self.recolor(cell, old, color_unit(piece.id() as u8));
+        self.recolor(cell, old, piece.id() as u8);
         self.pos[piece.id()] = cell;
         self.on_board |= 1 << piece.id();
         h as u32
@@ -156,7 +158,7 @@ impl Board {
         self.height[c] = h;
         let under = self.below[id];
         self.top[c] = under;
-        self.recolor(cell, color_unit(id as u8), color_unit(under));
+        self.recolor(cell, id as u8, under);
         self.below[id] = NONE;
         self.on_board &= !(1 << id);
         let piece = Piece::from_id(id).unwrap_or_else(|| unreachable!());
@@ -180,29 +182,57 @@ impl Board {
     #[inline(always)]
     pub(crate) fn lift(&mut self, cell: Cell) {
         self.height[cell.index()] -= 1;
+        if self.height[cell.index()] == 0 {
+            self.flip_occupied(cell);
+        }
     }
 
     /// Restores the height lowered by [`Board::lift`].
     #[inline(always)]
     pub(crate) fn unlift(&mut self, cell: Cell) {
         self.height[cell.index()] += 1;
+        if self.height[cell.index()] == 1 {
+            self.flip_occupied(cell);
+        }
     }
 
     /// Whether any of the six neighbours of `cell` has a top piece of `color`.
     #[inline(always)]
     pub fn touches_color(&self, cell: Cell, color: Color) -> bool {
-        (self.adjacent[cell.index()] >> (8 * color as u16)) & 0xFF != 0
+        (self.adjacent[cell.index()] >> color_shift(color)) & 63 != 0
     }
 
-    /// Updates the neighbour colour counts after the top colour of `cell` changed.
+    /// The occupied neighbours of `cell` as six bits (bit `k` for direction `k`).
     #[inline(always)]
-    fn recolor(&mut self, cell: Cell, old: u16, new: u16) {
-        if old != new {
-            let delta = new.wrapping_sub(old);
-            for &n in cell.neighbors() {
-                let a = &mut self.adjacent[n.index()];
-                *a = a.wrapping_add(delta);
-            }
+    pub fn occupied_neighbors(&self, cell: Cell) -> u32 {
+        self.adjacent[cell.index()] >> OCCUPIED_SHIFT
+    }
+
+    /// The whole neighbour word of `cell` (see `Board::adjacent`).
+    #[inline(always)]
+    pub(crate) fn neighbor_word(&self, cell: Cell) -> u32 {
+        self.adjacent[cell.index()]
+    }
+
+    /// Updates the neighbour words after the top of `cell` changed from `old` to `new` (raw
+    /// ids, `NONE` for empty).
+    #[inline(always)]
+    fn recolor(&mut self, cell: Cell, old: u8, new: u8) {
+        let change = PATTERN[old as usize] ^ PATTERN[new as usize];
+        if change == 0 {
+            return;
+        }
+        for (k, &n) in cell.neighbors().iter().enumerate() {
+            // `cell` lies in direction `k + 3` from its neighbour `n`.
+            self.adjacent[n.index()] ^= change << ((k + 3) % 6);
+        }
+    }
+
+    /// Flips the occupied bit of `cell` in its neighbours' words.
+    #[inline(always)]
+    fn flip_occupied(&mut self, cell: Cell) {
+        for (k, &n) in cell.neighbors().iter().enumerate() {
+            self.adjacent[n.index()] ^= 1 << (OCCUPIED_SHIFT as usize + (k + 3) % 6);
         }
     }
 
@@ -240,15 +270,27 @@ impl Board {
     }
 }
 
-/// The count unit of a top piece's colour in `Board::adjacent` (0 for an empty cell).
+/// Where the occupied-neighbour bits start in a word of `Board::adjacent`.
+const OCCUPIED_SHIFT: u32 = 16;
+
+/// Where the bits of `color`'s neighbours start in a word of `Board::adjacent`.
 #[inline(always)]
-fn color_unit(top: u8) -> u16 {
-    match top as usize {
-        t if t < PIECE_COUNT / 2 => 1,
-        t if t < PIECE_COUNT => 0x100,
-        _ => 0,
-    }
+pub(crate) const fn color_shift(color: Color) -> u32 {
+    8 * color as u32
 }
+
+/// The bits a top piece sets in the word of the neighbour it lies east of (direction 0), by
+/// raw top id (none for an empty cell); other directions shift them.
+const PATTERN: [u32; 256] = {
+    let mut t = [0u32; 256];
+    let mut id = 0;
+    while id < PIECE_COUNT {
+        let color = if id < PIECE_COUNT / 2 { 0 } else { 8 };
+        t[id] = 1 << color | 1 << OCCUPIED_SHIFT;
+        id += 1;
+    }
+    t
+};
 
 impl PartialEq for Board {
     /// Two boards are equal when every piece stands in the same place of the same stack.

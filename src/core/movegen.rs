@@ -8,7 +8,7 @@
 // Loops over direction indices use the index for the gate cells as well as the neighbour.
 #![allow(clippy::needless_range_loop)]
 
-use super::board::Board;
+use super::board::{Board, color_shift};
 use super::cell_set::CellSet;
 use super::game::{Game, queen};
 use super::hex::{CELLS, Cell};
@@ -20,8 +20,31 @@ use super::piece::{Bug, Color, PIECE_COUNT, Piece};
 /// the step is occupied (both: it does not fit through; neither: it would leave the hive).
 #[inline(always)]
 fn slide_ok(board: &Board, a: Cell, k: usize) -> bool {
-    let n = a.neighbors();
-    board.is_occupied(n[(k + 5) % 6]) != board.is_occupied(n[(k + 1) % 6])
+    let o = board.occupied_neighbors(a);
+    ((o >> ((k + 5) % 6)) ^ (o >> ((k + 1) % 6))) & 1 != 0
+}
+
+/// Directions (as six bits) in which a ground piece can slide out of a cell whose occupied
+/// neighbours are `occ`: the target is empty and exactly one of the two cells beside the step
+/// is occupied.
+#[inline(always)]
+pub fn slide_out_mask(occ: u32) -> u32 {
+    let left = ((occ << 1) | (occ >> 5)) & 63; // bit k = neighbour k - 1 occupied
+    let right = ((occ >> 1) | (occ << 5)) & 63; // bit k = neighbour k + 1 occupied
+    !occ & (left ^ right) & 63
+}
+
+/// The directions set in a six-bit mask, lowest first.
+#[inline(always)]
+fn directions(mut mask: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if mask == 0 {
+            return None;
+        }
+        let k = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        Some(k)
+    })
 }
 
 /// Whether a step from `a` in direction `k` passes the height gate, for any step that starts or
@@ -43,6 +66,30 @@ fn climb_ok(board: &Board, a: Cell, k: usize) -> bool {
         gate_ok(board, a, k)
     }
 }
+
+/// For a placement of `color` on the empty cell in direction `k` of a friendly top piece: the
+/// bits of the cell's neighbour word that must all be clear. Any enemy neighbour forbids the
+/// cell, and a friendly one in a lower direction than the piece (which lies in direction
+/// `k + 3` from the cell) means the cell is taken from that one instead.
+const PLACEMENT_REJECT: [[u32; 6]; 2] = {
+    let mut t = [[0u32; 6]; 2];
+    let mut color = 0;
+    while color < 2 {
+        let mut k = 0;
+        while k < 6 {
+            let me = if color == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let lower = (1u32 << ((k + 3) % 6)) - 1;
+            t[color][k] = 63 << color_shift(me.opponent()) | lower << color_shift(me);
+            k += 1;
+        }
+        color += 1;
+    }
+    t
+};
 
 /// Where generated moves go: a list, or just a count (perft's last ply).
 pub(crate) trait MoveSink {
@@ -168,7 +215,6 @@ impl Game {
             return;
         }
         let pieces = &pieces[..n];
-        let stamp = self.next_stamp();
         let board = &self.board;
         match self.ply() {
             0 => out.push_placements(pieces, Cell::ORIGIN),
@@ -178,23 +224,21 @@ impl Game {
                 }
             }
             _ => {
-                // Each free cell next to a friendly top piece and no enemy one, once.
+                // Each free cell next to a friendly top piece and no enemy one, taken from its
+                // friendly neighbour in the lowest direction only, so that it comes once.
+                let reject = &PLACEMENT_REJECT[me as usize];
                 let mut own = board.color_mask(me);
                 while own != 0 {
                     let id = own.trailing_zeros() as usize;
                     own &= own - 1;
-                    let piece = Piece::from_id(id).unwrap_or_else(|| unreachable!());
-                    if !board.is_top(piece) {
+                    let at = board.pos[id];
+                    if board.top_id(at) as usize != id {
                         continue;
                     }
-                    let at = board.position(piece).unwrap_or_else(|| unreachable!());
-                    for &c in at.neighbors() {
-                        if board.is_occupied(c) || self.marks[c.index()] == stamp {
-                            continue;
-                        }
-                        self.marks[c.index()] = stamp;
-                        if !board.touches_color(c, me.opponent()) {
-                            out.push_placements(pieces, c);
+                    let n = at.neighbors();
+                    for k in directions(!board.occupied_neighbors(at) & 63) {
+                        if board.neighbor_word(n[k]) & reject[k] == 0 {
+                            out.push_placements(pieces, n[k]);
                         }
                     }
                 }
@@ -214,14 +258,13 @@ impl Game {
     }
 
     fn generate_movements<S: MoveSink>(&mut self, me: Color, out: &mut S) {
-        let mut pins = Pins::default();
         let frozen_mask = self.frozen.map_or(0, |p| 1u32 << p.id());
 
         // Pillbug throws first, so that a piece's own moves skip those destinations.
         let mut throws = [(0u8, Cell::ORIGIN); 64];
         let mut nthrows = 0;
         if self.game_type().has(Bug::Pillbug) {
-            nthrows = self.collect_throws(me, frozen_mask, &mut pins, &mut throws);
+            nthrows = self.collect_throws(me, frozen_mask, &mut throws);
         }
         let throws = &throws[..nthrows];
 
@@ -235,7 +278,7 @@ impl Game {
             }
             let at = self.board.position(piece).unwrap_or_else(|| unreachable!());
             let elevated = self.board.height(at) > 1;
-            if !elevated && pins.is_pinned(&self.board, at, id) {
+            if !elevated && self.is_pinned_at(at, id) {
                 continue;
             }
             let stamp = self.next_stamp();
@@ -276,13 +319,7 @@ impl Game {
     /// Finds every Pillbug throw available to `me` (by a Pillbug, or a Mosquito next to one),
     /// each (piece, destination) once. `frozen` holds the piece that may neither be thrown nor
     /// throw; pinned pieces may not be thrown either.
-    fn collect_throws(
-        &mut self,
-        me: Color,
-        frozen: u32,
-        pins: &mut Pins,
-        throws: &mut [(u8, Cell); 64],
-    ) -> usize {
+    fn collect_throws(&mut self, me: Color, frozen: u32, throws: &mut [(u8, Cell); 64]) -> usize {
         let mut n = 0;
         let users = [
             Piece::new(me, Bug::Pillbug, 1),
@@ -311,8 +348,7 @@ impl Game {
                     continue;
                 }
                 let target = self.board.top_id(from);
-                if frozen & (1 << target) != 0 || pins.is_pinned(&self.board, from, target as usize)
-                {
+                if frozen & (1 << target) != 0 || self.is_pinned_at(from, target as usize) {
                     continue;
                 }
                 self.board.lift(from);
@@ -340,10 +376,8 @@ impl Game {
 #[inline]
 fn step_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     let n = at.neighbors();
-    for (k, &b) in n.iter().enumerate() {
-        if !board.is_occupied(b) && slide_ok(board, at, k) {
-            d.add(b);
-        }
+    for k in directions(slide_out_mask(board.occupied_neighbors(at))) {
+        d.add(n[k]);
     }
 }
 
@@ -359,11 +393,8 @@ fn beetle_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
 
 #[inline]
 fn grasshopper_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
-    for k in 0..6 {
+    for k in directions(board.occupied_neighbors(at)) {
         let mut c = at.neighbors()[k];
-        if !board.is_occupied(c) {
-            continue;
-        }
         while board.is_occupied(c) {
             c = c.neighbors()[k];
         }
@@ -373,24 +404,20 @@ fn grasshopper_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
 
 fn spider_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     let n0 = at.neighbors();
-    for k0 in 0..6 {
+    for k0 in directions(slide_out_mask(board.occupied_neighbors(at))) {
         let c1 = n0[k0];
-        if board.is_occupied(c1) || !slide_ok(board, at, k0) {
-            continue;
-        }
         let n1 = c1.neighbors();
-        for k1 in 0..6 {
+        for k1 in directions(slide_out_mask(board.occupied_neighbors(c1))) {
             let c2 = n1[k1];
-            if c2 == at || board.is_occupied(c2) || !slide_ok(board, c1, k1) {
+            if c2 == at {
                 continue;
             }
             let n2 = c2.neighbors();
-            for k2 in 0..6 {
+            for k2 in directions(slide_out_mask(board.occupied_neighbors(c2))) {
                 let c3 = n2[k2];
-                if c3 == c1 || c3 == at || board.is_occupied(c3) || !slide_ok(board, c2, k2) {
-                    continue;
+                if c3 != c1 && c3 != at {
+                    d.add(c3);
                 }
-                d.add(c3);
             }
         }
     }
@@ -408,9 +435,9 @@ fn ant_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
         len -= 1;
         let a = stack[len];
         let n = a.neighbors();
-        for k in 0..6 {
+        for k in directions(slide_out_mask(board.occupied_neighbors(a))) {
             let b = n[k];
-            if board.is_occupied(b) || !slide_ok(board, a, k) || !visited.insert(b) {
+            if !visited.insert(b) {
                 continue;
             }
             d.add(b);
@@ -424,24 +451,22 @@ fn ant_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
 
 fn ladybug_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     let n0 = at.neighbors();
-    for k0 in 0..6 {
-        let c1 = n0[k0];
-        if !board.is_occupied(c1) || !gate_ok(board, at, k0) {
+    for k0 in directions(board.occupied_neighbors(at)) {
+        if !gate_ok(board, at, k0) {
             continue;
         }
+        let c1 = n0[k0];
         let n1 = c1.neighbors();
-        for k1 in 0..6 {
-            let c2 = n1[k1];
-            if !board.is_occupied(c2) || !gate_ok(board, c1, k1) {
+        for k1 in directions(board.occupied_neighbors(c1)) {
+            if !gate_ok(board, c1, k1) {
                 continue;
             }
+            let c2 = n1[k1];
             let n2 = c2.neighbors();
-            for k2 in 0..6 {
-                let c3 = n2[k2];
-                if board.is_occupied(c3) || !gate_ok(board, c2, k2) {
-                    continue;
+            for k2 in directions(!board.occupied_neighbors(c2) & 63) {
+                if gate_ok(board, c2, k2) {
+                    d.add(n2[k2]);
                 }
-                d.add(c3);
             }
         }
     }
@@ -505,84 +530,97 @@ pub fn neighbour_runs(occupancy: usize) -> u8 {
     RUNS[occupancy & 63]
 }
 
-/// The one-hive test for ground pieces, computed lazily: most pieces are settled by the
-/// neighbour runs alone, and the full articulation-point pass runs at most once per position.
-#[derive(Default)]
-struct Pins {
-    mask: Option<u32>,
-}
-
-impl Pins {
-    /// Whether lifting the piece `id` standing alone in `at` would split the hive.
+impl Game {
+    /// The one-hive test for the piece `id` standing alone in `at`: whether lifting it would
+    /// split the hive. Most pieces are settled by the runs of their neighbours alone; the
+    /// articulation-point pass runs at most once per position.
     #[inline(always)]
-    fn is_pinned(&mut self, board: &Board, at: Cell, id: usize) -> bool {
-        let n = at.neighbors();
-        let mut occ = 0usize;
-        for (k, &c) in n.iter().enumerate() {
-            occ |= (board.is_occupied(c) as usize) << k;
-        }
-        if neighbour_runs(occ) <= 1 {
-            return false;
-        }
-        let mask = *self.mask.get_or_insert_with(|| pinned_mask(board));
-        mask & (1 << id) != 0
+    fn is_pinned_at(&self, at: Cell, id: usize) -> bool {
+        neighbour_runs(self.board.occupied_neighbors(at) as usize) > 1
+            && self.pinned() & (1 << id) != 0
     }
 }
 
 /// Mask (by id of the top piece) of the cells whose emptying would split the hive: the
-/// articulation points of the graph of occupied cells, found by one depth-first pass.
+/// articulation points of the graph of occupied cells, found by one depth-first pass over the
+/// neighbour masks of the top pieces.
 pub fn pinned_mask(board: &Board) -> u32 {
-    let any = board.on_board_mask();
-    if any == 0 {
+    let mut adj = [0u32; PIECE_COUNT];
+    let mut tops = 0u32;
+    let mut m = board.on_board_mask();
+    while m != 0 {
+        let id = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let at = board.pos[id];
+        if board.top_id(at) as usize != id {
+            continue;
+        }
+        tops |= 1 << id;
+        let n = at.neighbors();
+        let mut a = 0u32;
+        for k in directions(board.occupied_neighbors(at)) {
+            a |= 1 << board.top_id(n[k]);
+        }
+        adj[id] = a;
+    }
+    articulation_points(&adj, tops)
+}
+
+/// The articulation points of the graph on the nodes of `nodes` (a non-empty mask is
+/// connected) with neighbour masks `adj`: an iterative Tarjan pass.
+fn articulation_points(adj: &[u32; PIECE_COUNT], nodes: u32) -> u32 {
+    if nodes == 0 {
         return 0;
     }
-    let Some(root) = Piece::from_id(any.trailing_zeros() as usize).and_then(|p| board.position(p))
-    else {
-        return 0;
-    };
-    let mut ctx = Tarjan {
-        board,
-        disc: [0; PIECE_COUNT],
-        time: 0,
-        pinned: 0,
-    };
-    ctx.visit(root, None);
-    ctx.pinned
-}
-
-struct Tarjan<'a> {
-    board: &'a Board,
-    disc: [u8; PIECE_COUNT],
-    time: u8,
-    pinned: u32,
-}
-
-impl Tarjan<'_> {
-    fn visit(&mut self, cell: Cell, parent: Option<Cell>) -> u8 {
-        let id = self.board.top_id(cell) as usize;
-        self.time += 1;
-        self.disc[id] = self.time;
-        let mut low = self.time;
-        let mut children = 0;
-        for &c in cell.neighbors() {
-            let cid = self.board.top_id(c) as usize;
-            if cid >= PIECE_COUNT || Some(c) == parent {
-                continue;
+    let root = nodes.trailing_zeros() as usize;
+    let mut disc = [0u8; PIECE_COUNT];
+    let mut low = [0u8; PIECE_COUNT];
+    // The depth-first path: each node with the neighbours it has still to try.
+    let mut path = [(0u8, 0u32); PIECE_COUNT];
+    let mut len = 1;
+    path[0] = (root as u8, adj[root]);
+    let mut visited = 1u32 << root;
+    let mut time = 1u8;
+    disc[root] = 1;
+    low[root] = 1;
+    let mut pinned = 0u32;
+    let mut root_children = 0;
+    while len > 0 {
+        let (v, rest) = path[len - 1];
+        let v = v as usize;
+        let fresh = rest & !visited;
+        if fresh != 0 {
+            let u = fresh.trailing_zeros() as usize;
+            path[len - 1].1 = fresh & (fresh - 1);
+            visited |= 1 << u;
+            time += 1;
+            disc[u] = time;
+            // Visited neighbours other than the parent are ancestors (back edges).
+            let mut lowest = time;
+            let mut back = adj[u] & visited & !(1 << v);
+            while back != 0 {
+                let w = back.trailing_zeros() as usize;
+                back &= back - 1;
+                lowest = lowest.min(disc[w]);
             }
-            if self.disc[cid] == 0 {
-                children += 1;
-                let child_low = self.visit(c, Some(cell));
-                low = low.min(child_low);
-                if parent.is_some() && child_low >= self.disc[id] {
-                    self.pinned |= 1 << id;
+            low[u] = lowest;
+            path[len] = (u as u8, adj[u] & !visited);
+            len += 1;
+        } else {
+            len -= 1;
+            if len > 0 {
+                let p = path[len - 1].0 as usize;
+                low[p] = low[p].min(low[v]);
+                if len == 1 {
+                    root_children += 1;
+                } else if low[v] >= disc[p] {
+                    pinned |= 1 << p;
                 }
-            } else {
-                low = low.min(self.disc[cid]);
             }
         }
-        if parent.is_none() && children > 1 {
-            self.pinned |= 1 << id;
-        }
-        low
     }
+    if root_children > 1 {
+        pinned |= 1 << root;
+    }
+    pinned
 }

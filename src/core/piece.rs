@@ -122,22 +122,32 @@ pub const PIECES_PER_COLOR: usize = 14;
 /// Number of pieces in the game (both colours, all expansions).
 pub const PIECE_COUNT: usize = 2 * PIECES_PER_COLOR;
 
-const BUG_OF_INDEX: [Bug; PIECES_PER_COLOR] = [
-    Bug::Queen,
-    Bug::Spider,
-    Bug::Spider,
-    Bug::Beetle,
-    Bug::Beetle,
-    Bug::Grasshopper,
-    Bug::Grasshopper,
-    Bug::Grasshopper,
-    Bug::Ant,
-    Bug::Ant,
-    Bug::Ant,
-    Bug::Mosquito,
-    Bug::Ladybug,
-    Bug::Pillbug,
-];
+/// The bug of each piece id (both colours, so that no division is needed).
+const BUG_OF_ID: [Bug; PIECE_COUNT] = {
+    let per_color = [
+        Bug::Queen,
+        Bug::Spider,
+        Bug::Spider,
+        Bug::Beetle,
+        Bug::Beetle,
+        Bug::Grasshopper,
+        Bug::Grasshopper,
+        Bug::Grasshopper,
+        Bug::Ant,
+        Bug::Ant,
+        Bug::Ant,
+        Bug::Mosquito,
+        Bug::Ladybug,
+        Bug::Pillbug,
+    ];
+    let mut t = [Bug::Queen; PIECE_COUNT];
+    let mut i = 0;
+    while i < PIECE_COUNT {
+        t[i] = per_color[i % PIECES_PER_COLOR];
+        i += 1;
+    }
+    t
+};
 
 /// One of the 28 pieces: colour, bug and copy number.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -182,7 +192,7 @@ impl Piece {
     /// Kind of bug.
     #[inline(always)]
     pub const fn bug(self) -> Bug {
-        BUG_OF_INDEX[self.0 as usize % PIECES_PER_COLOR]
+        BUG_OF_ID[self.0 as usize]
     }
 
     /// Copy number, starting at 1.

@@ -2,7 +2,6 @@
 
 use super::error::RuleError;
 use super::game::Game;
-use super::movegen::pinned_mask;
 use super::mv::Move;
 use super::piece::Bug;
 
@@ -45,7 +44,7 @@ impl Game {
                 RuleError::BadPlacement(piece)
             }),
             Some(at) => {
-                let pinned = board.height(at) == 1 && pinned_mask(board) & (1 << piece.id()) != 0;
+                let pinned = board.height(at) == 1 && self.pinned() & (1 << piece.id()) != 0;
                 Err(if self.turn_number() == 4 && !self.queen_placed(me) {
                     RuleError::QueenByFourthTurn
                 } else if !self.queen_placed(me) && piece.color() == me {
