@@ -262,11 +262,7 @@ impl Board {
     /// Mask (by piece id) of the pieces of `color` on the board.
     #[inline(always)]
     pub fn color_mask(&self, color: Color) -> u32 {
-        let m = (1u32 << 14) - 1;
-        match color {
-            Color::White => self.on_board & m,
-            Color::Black => self.on_board & (m << 14),
-        }
+        self.on_board & color.ids()
     }
 }
 

@@ -1,6 +1,6 @@
 //! Game types: the base game plus any of the three expansion bugs.
 
-use super::piece::Bug;
+use super::piece::{Bug, PIECES_PER_COLOR};
 use std::fmt;
 
 /// Which expansion bugs are in play.
@@ -49,6 +49,22 @@ impl GameType {
             Bug::Pillbug => self.pillbug,
             _ => true,
         }
+    }
+
+    /// Mask (by piece id, both colours) of the pieces in play.
+    #[inline(always)]
+    pub const fn piece_mask(self) -> u32 {
+        let mut per_color = (1u32 << 11) - 1; // Queen to Ants
+        if self.mosquito {
+            per_color |= 1 << Bug::Mosquito.first_index();
+        }
+        if self.ladybug {
+            per_color |= 1 << Bug::Ladybug.first_index();
+        }
+        if self.pillbug {
+            per_color |= 1 << Bug::Pillbug.first_index();
+        }
+        per_color | per_color << PIECES_PER_COLOR
     }
 
     /// Parses a GameTypeString (`Base`, `Base+M`, ..., `Base+MLP`), case-insensitively; the

@@ -14,7 +14,7 @@ use super::game::{Game, queen};
 use super::hex::{CELLS, Cell};
 use super::move_list::MoveList;
 use super::mv::Move;
-use super::piece::{Bug, Color, PIECE_COUNT, Piece};
+use super::piece::{Bug, Color, PIECES_PER_COLOR, Piece};
 
 /// Whether a ground slide from `a` in direction `k` fits: exactly one of the two cells beside
 /// the step is occupied (both: it does not fit through; neither: it would leave the hive).
@@ -51,19 +51,26 @@ fn directions(mut mask: u32) -> impl Iterator<Item = usize> {
 /// ends above the ground (and also the ground case, where it means "not both occupied").
 #[inline(always)]
 fn gate_ok(board: &Board, a: Cell, k: usize) -> bool {
+    gate_ok_at(board, a, board.height(a), k)
+}
+
+/// [`gate_ok`] for a step from `a` taken at height `h` (the height of `a` without the mover).
+#[inline(always)]
+fn gate_ok_at(board: &Board, a: Cell, h: u32, k: usize) -> bool {
     let n = a.neighbors();
-    let level = board.height(a).max(board.height(n[k])) + 1;
+    let level = h.max(board.height(n[k])) + 1;
     board.height(n[(k + 5) % 6]) < level || board.height(n[(k + 1) % 6]) < level
 }
 
-/// Whether a climbing step (Beetle-like) from `a` in direction `k` is legal: the height gate,
-/// plus the contact rule when both ends are on the ground.
+/// Whether a climbing step (Beetle-like) from `a`, taken at height `h` (the height of `a`
+/// without the mover), in direction `k` is legal: the height gate, plus the contact rule when
+/// both ends are on the ground.
 #[inline(always)]
-fn climb_ok(board: &Board, a: Cell, k: usize) -> bool {
-    if board.height(a) == 0 && board.height(a.neighbors()[k]) == 0 {
+fn climb_ok(board: &Board, a: Cell, h: u32, k: usize) -> bool {
+    if h == 0 && board.height(a.neighbors()[k]) == 0 {
         slide_ok(board, a, k)
     } else {
-        gate_ok(board, a, k)
+        gate_ok_at(board, a, h, k)
     }
 }
 
@@ -91,12 +98,25 @@ const PLACEMENT_REJECT: [[u32; 6]; 2] = {
     t
 };
 
+/// Mask (by piece id) of the first copy of every bug of both colours.
+const FIRST_COPIES: u32 = {
+    let mut m = 0u32;
+    let mut i = 0;
+    while i < Bug::ALL.len() {
+        let f = Bug::ALL[i].first_index();
+        m |= 1 << f | 1 << (f as usize + PIECES_PER_COLOR);
+        i += 1;
+    }
+    m
+};
+
 /// Where generated moves go: a list, or just a count (perft's last ply).
 pub(crate) trait MoveSink {
     /// Takes one move.
     fn push(&mut self, m: Move);
-    /// Takes the placement of each of `pieces` on `cell`.
-    fn push_placements(&mut self, pieces: &[Piece], cell: Cell);
+    /// Takes the placement on `cell` of each piece of `pieces` (a mask by id with `count`
+    /// pieces).
+    fn push_placements(&mut self, pieces: u32, count: usize, cell: Cell);
     /// Whether nothing has been taken.
     fn is_empty(&self) -> bool;
 }
@@ -107,8 +127,11 @@ impl MoveSink for MoveList {
         MoveList::push(self, m);
     }
     #[inline(always)]
-    fn push_placements(&mut self, pieces: &[Piece], cell: Cell) {
-        for &p in pieces {
+    fn push_placements(&mut self, mut pieces: u32, _: usize, cell: Cell) {
+        while pieces != 0 {
+            let p =
+                Piece::from_id(pieces.trailing_zeros() as usize).unwrap_or_else(|| unreachable!());
+            pieces &= pieces - 1;
             MoveList::push(self, Move::new(p, cell));
         }
     }
@@ -127,12 +150,31 @@ impl MoveSink for MoveCount {
         self.0 += 1;
     }
     #[inline(always)]
-    fn push_placements(&mut self, pieces: &[Piece], _: Cell) {
-        self.0 += pieces.len();
+    fn push_placements(&mut self, _: u32, count: usize, _: Cell) {
+        self.0 += count;
     }
     #[inline(always)]
     fn is_empty(&self) -> bool {
         self.0 == 0
+    }
+}
+
+/// Takes the destinations found for one piece.
+trait Targets {
+    fn add(&mut self, to: Cell);
+}
+
+/// Destinations that cannot repeat (one step or one jump per direction, none of them a Pillbug
+/// throw's): straight to the sink, without marks.
+struct Direct<'a, S: MoveSink> {
+    piece: Piece,
+    out: &'a mut S,
+}
+
+impl<S: MoveSink> Targets for Direct<'_, S> {
+    #[inline(always)]
+    fn add(&mut self, to: Cell) {
+        self.out.push(Move::new(self.piece, to));
     }
 }
 
@@ -154,7 +196,9 @@ impl<S: MoveSink> Dests<'_, S> {
         *m = self.stamp;
         new
     }
+}
 
+impl<S: MoveSink> Targets for Dests<'_, S> {
     #[inline(always)]
     fn add(&mut self, to: Cell) {
         if self.mark(to) {
@@ -195,32 +239,26 @@ impl Game {
 
     fn generate_placements<S: MoveSink>(&mut self, me: Color, out: &mut S) {
         let turn = self.turn_number();
-        let mut pieces = [Piece::from_id(0).unwrap_or_else(|| unreachable!()); 8];
-        let mut n = 0;
-        if turn == 4 && !self.queen_placed(me) {
-            pieces[0] = queen(me);
-            n = 1;
-        } else {
-            for bug in Bug::ALL {
-                if bug == Bug::Queen && turn == 1 {
-                    continue;
-                }
-                if let Some(p) = self.next_in_hand(me, bug) {
-                    pieces[n] = p;
-                    n += 1;
-                }
-            }
+        // Copies of a bug enter in order, so the next one in hand is the lowest in hand: the
+        // first copy, or one whose predecessor is on the board.
+        let in_hand = !self.board.on_board_mask() & self.game_type().piece_mask() & me.ids();
+        let mut next = in_hand & (!(in_hand << 1) | FIRST_COPIES);
+        let queen_bit = 1 << queen(me).id();
+        if turn == 1 {
+            next &= !queen_bit;
+        } else if turn == 4 && next & queen_bit != 0 {
+            next = queen_bit;
         }
-        if n == 0 {
+        if next == 0 {
             return;
         }
-        let pieces = &pieces[..n];
+        let (pieces, count) = (next, next.count_ones() as usize);
         let board = &self.board;
         match self.ply() {
-            0 => out.push_placements(pieces, Cell::ORIGIN),
+            0 => out.push_placements(pieces, count, Cell::ORIGIN),
             1 => {
                 for &c in Cell::ORIGIN.neighbors() {
-                    out.push_placements(pieces, c);
+                    out.push_placements(pieces, count, c);
                 }
             }
             _ => {
@@ -238,12 +276,23 @@ impl Game {
                     let n = at.neighbors();
                     for k in directions(!board.occupied_neighbors(at) & 63) {
                         if board.neighbor_word(n[k]) & reject[k] == 0 {
-                            out.push_placements(pieces, n[k]);
+                            out.push_placements(pieces, count, n[k]);
                         }
                     }
                 }
             }
         }
+    }
+
+    /// Two fresh values for `marks`.
+    #[inline(always)]
+    fn next_stamp_pair(&mut self) -> (u16, u16) {
+        if self.stamp >= u16::MAX - 1 {
+            self.marks.fill(0);
+            self.stamp = 0;
+        }
+        self.stamp += 2;
+        (self.stamp - 1, self.stamp)
     }
 
     /// A fresh value for `marks`: cells marked with it are those seen in this pass.
@@ -277,8 +326,29 @@ impl Game {
                 continue;
             }
             let at = self.board.position(piece).unwrap_or_else(|| unreachable!());
-            let elevated = self.board.height(at) > 1;
+            let height = self.board.height(at);
+            let elevated = height > 1;
             if !elevated && self.is_pinned_at(at, id) {
+                continue;
+            }
+            let bug = piece.bug();
+            let one_step = elevated || matches!(bug, Bug::Queen | Bug::Pillbug | Bug::Beetle);
+            if (one_step || bug == Bug::Grasshopper)
+                && !throws.iter().any(|&(t, _)| t as usize == id)
+            {
+                // One destination per direction and none of them thrown to: no marks needed,
+                // and the mover need not be lifted (its own cell is never a gate of its moves).
+                let mut d = Direct {
+                    piece,
+                    out: &mut *out,
+                };
+                if elevated || bug == Bug::Beetle {
+                    beetle_moves(&self.board, at, height - 1, &mut d);
+                } else if bug == Bug::Grasshopper {
+                    grasshopper_moves(&self.board, at, &mut d);
+                } else {
+                    step_moves(&self.board, at, &mut d);
+                }
                 continue;
             }
             let stamp = self.next_stamp();
@@ -296,11 +366,11 @@ impl Game {
             }
             self.board.lift(at);
             if elevated {
-                beetle_moves(&self.board, at, &mut dests);
+                beetle_moves(&self.board, at, height - 1, &mut dests);
             } else {
-                match piece.bug() {
+                match bug {
                     Bug::Queen | Bug::Pillbug => step_moves(&self.board, at, &mut dests),
-                    Bug::Beetle => beetle_moves(&self.board, at, &mut dests),
+                    Bug::Beetle => beetle_moves(&self.board, at, 0, &mut dests),
                     Bug::Grasshopper => grasshopper_moves(&self.board, at, &mut dests),
                     Bug::Spider => spider_moves(&self.board, at, &mut dests),
                     Bug::Ant => ant_moves(&self.board, at, &mut dests),
@@ -374,25 +444,26 @@ impl Game {
 
 /// One slide (Queen, Pillbug).
 #[inline]
-fn step_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
+fn step_moves<T: Targets>(board: &Board, at: Cell, d: &mut T) {
     let n = at.neighbors();
     for k in directions(slide_out_mask(board.occupied_neighbors(at))) {
         d.add(n[k]);
     }
 }
 
-/// One step in any direction, onto or off the hive (Beetle, Mosquito as Beetle).
+/// One step in any direction, onto or off the hive (Beetle, Mosquito as Beetle), from `at` at
+/// height `h` (without the mover).
 #[inline]
-fn beetle_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
+fn beetle_moves<T: Targets>(board: &Board, at: Cell, h: u32, d: &mut T) {
     for k in 0..6 {
-        if climb_ok(board, at, k) {
+        if climb_ok(board, at, h, k) {
             d.add(at.neighbors()[k]);
         }
     }
 }
 
 #[inline]
-fn grasshopper_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
+fn grasshopper_moves<T: Targets>(board: &Board, at: Cell, d: &mut T) {
     for k in directions(board.occupied_neighbors(at)) {
         let mut c = at.neighbors()[k];
         while board.is_occupied(c) {
@@ -482,7 +553,7 @@ fn mosquito_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     }
     bugs &= !(1 << Bug::Mosquito as u8);
     if bugs & (1 << Bug::Beetle as u8) != 0 {
-        beetle_moves(board, at, d);
+        beetle_moves(board, at, 0, d);
     } else if bugs & (1 << Bug::Queen as u8 | 1 << Bug::Pillbug as u8) != 0 {
         // A Beetle's steps include every slide, so only without one do slides add anything.
         step_moves(board, at, d);
@@ -535,17 +606,71 @@ impl Game {
     /// split the hive. Most pieces are settled by the runs of their neighbours alone; the
     /// articulation-point pass runs at most once per position.
     #[inline(always)]
-    fn is_pinned_at(&self, at: Cell, id: usize) -> bool {
-        neighbour_runs(self.board.occupied_neighbors(at) as usize) > 1
-            && self.pinned() & (1 << id) != 0
+    fn is_pinned_at(&mut self, at: Cell, id: usize) -> bool {
+        if neighbour_runs(self.board.occupied_neighbors(at) as usize) <= 1 {
+            return false;
+        }
+        if let Some(mask) = self.pinned_if_known() {
+            return mask & (1 << id) != 0;
+        }
+        if self.board.on_board_mask().count_ones() <= SMALL_HIVE {
+            return self.splits_hive(at);
+        }
+        self.pinned() & (1 << id) != 0
+    }
+
+    /// Whether emptying the occupied cell `at` splits the hive: a flood fill from one of its
+    /// neighbours that stops as soon as it has reached all of them.
+    fn splits_hive(&mut self, at: Cell) -> bool {
+        let occ = self.board.occupied_neighbors(at);
+        let n = at.neighbors();
+        let (target, seen) = self.next_stamp_pair();
+        for k in directions(occ) {
+            self.marks[n[k].index()] = target;
+        }
+        let first = n[occ.trailing_zeros() as usize % 6];
+        self.marks[at.index()] = seen;
+        self.marks[first.index()] = seen;
+        let mut left = occ.count_ones() - 1;
+        let mut stack = [Cell::ORIGIN; 32];
+        stack[0] = first;
+        let mut len = 1;
+        while len > 0 {
+            len -= 1;
+            let c = stack[len & 31];
+            let cn = c.neighbors();
+            for k in directions(self.board.occupied_neighbors(c)) {
+                let x = cn[k];
+                let mark = &mut self.marks[x.index()];
+                if *mark == seen {
+                    continue;
+                }
+                if *mark == target {
+                    left -= 1;
+                    if left == 0 {
+                        return false;
+                    }
+                }
+                *mark = seen;
+                // Each occupied cell is pushed at most once, and there are at most 28.
+                stack[len & 31] = x;
+                len += 1;
+            }
+        }
+        true
     }
 }
+
+/// Hives of at most this many pieces settle the one-hive test piece by piece with a flood fill
+/// ([`Game::splits_hive`]); larger ones run the articulation pass once for all pieces.
+const SMALL_HIVE: u32 = 8;
 
 /// Mask (by id of the top piece) of the cells whose emptying would split the hive: the
 /// articulation points of the graph of occupied cells, found by one depth-first pass over the
 /// neighbour masks of the top pieces.
 pub fn pinned_mask(board: &Board) -> u32 {
-    let mut adj = [0u32; PIECE_COUNT];
+    // Tables of 32 entries, indexed by ids masked to five bits, need no bounds checks.
+    let mut adj = [0u32; 32];
     let mut tops = 0u32;
     let mut m = board.on_board_mask();
     while m != 0 {
@@ -559,26 +684,29 @@ pub fn pinned_mask(board: &Board) -> u32 {
         let n = at.neighbors();
         let mut a = 0u32;
         for k in directions(board.occupied_neighbors(at)) {
-            a |= 1 << board.top_id(n[k]);
+            a |= 1 << (board.top_id(n[k]) & 31);
         }
-        adj[id] = a;
+        adj[id & 31] = a;
     }
     articulation_points(&adj, tops)
 }
 
 /// The articulation points of the graph on the nodes of `nodes` (a non-empty mask is
 /// connected) with neighbour masks `adj`: an iterative Tarjan pass.
-fn articulation_points(adj: &[u32; PIECE_COUNT], nodes: u32) -> u32 {
+fn articulation_points(adj: &[u32; 32], nodes: u32) -> u32 {
     if nodes == 0 {
         return 0;
     }
-    let root = nodes.trailing_zeros() as usize;
-    let mut disc = [0u8; PIECE_COUNT];
-    let mut low = [0u8; PIECE_COUNT];
+    let root = nodes.trailing_zeros() as usize & 31;
+    // Discovery times and low points; only entries of discovered nodes are read.
+    let mut disc = [0u8; 32];
+    let mut low = [0u8; 32];
     // The depth-first path: each node with the neighbours it has still to try.
-    let mut path = [(0u8, 0u32); PIECE_COUNT];
+    let mut path_node = [0u8; 32];
+    let mut path_rest = [0u32; 32];
     let mut len = 1;
-    path[0] = (root as u8, adj[root]);
+    path_node[0] = root as u8;
+    path_rest[0] = adj[root];
     let mut visited = 1u32 << root;
     let mut time = 1u8;
     disc[root] = 1;
@@ -586,12 +714,12 @@ fn articulation_points(adj: &[u32; PIECE_COUNT], nodes: u32) -> u32 {
     let mut pinned = 0u32;
     let mut root_children = 0;
     while len > 0 {
-        let (v, rest) = path[len - 1];
-        let v = v as usize;
-        let fresh = rest & !visited;
+        let top = (len - 1) & 31;
+        let v = path_node[top] as usize & 31;
+        let fresh = path_rest[top] & !visited;
         if fresh != 0 {
-            let u = fresh.trailing_zeros() as usize;
-            path[len - 1].1 = fresh & (fresh - 1);
+            let u = fresh.trailing_zeros() as usize & 31;
+            path_rest[top] = fresh & (fresh - 1);
             visited |= 1 << u;
             time += 1;
             disc[u] = time;
@@ -599,17 +727,17 @@ fn articulation_points(adj: &[u32; PIECE_COUNT], nodes: u32) -> u32 {
             let mut lowest = time;
             let mut back = adj[u] & visited & !(1 << v);
             while back != 0 {
-                let w = back.trailing_zeros() as usize;
+                lowest = lowest.min(disc[back.trailing_zeros() as usize & 31]);
                 back &= back - 1;
-                lowest = lowest.min(disc[w]);
             }
             low[u] = lowest;
-            path[len] = (u as u8, adj[u] & !visited);
+            path_node[len & 31] = u as u8;
+            path_rest[len & 31] = adj[u] & !visited;
             len += 1;
         } else {
             len -= 1;
             if len > 0 {
-                let p = path[len - 1].0 as usize;
+                let p = path_node[(len - 1) & 31] as usize & 31;
                 low[p] = low[p].min(low[v]);
                 if len == 1 {
                     root_children += 1;

@@ -21,6 +21,16 @@ impl Color {
         }
     }
 
+    /// Mask (by piece id) of this colour's pieces.
+    #[inline(always)]
+    pub const fn ids(self) -> u32 {
+        let m = (1u32 << PIECES_PER_COLOR) - 1;
+        match self {
+            Color::White => m,
+            Color::Black => m << PIECES_PER_COLOR,
+        }
+    }
+
     /// The one-letter prefix used in piece names (`w` or `b`).
     pub const fn letter(self) -> char {
         match self {
