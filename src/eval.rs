@@ -7,21 +7,23 @@
 //!
 //! Mobility is the expensive part of a Hive evaluation: generating every move of both sides at
 //! every leaf would cost several times more than the rest of the search. Instead a cheap proxy
-//! is used. One pass over the top pieces records, for each, a six-bit mask of its occupied
-//! neighbours and the ids of the neighbouring pieces; the core's articulation-point pass finds
-//! the pinned pieces (skipped when no piece has two separate runs of neighbours, since only
-//! such a piece can be pinned). The neighbour mask then says whether, and in how
-//! many directions, a free piece can leave its cell: exact for "can this piece move at all" in
-//! nearly every position, and a measure of the local freedom of sliders (see
-//! [`EvalWeights::reach`]). One evaluation takes about 0.2-0.25 microseconds.
+//! is used. One pass over the pieces on the board records which are covered and, for each piece
+//! alone on its cell, a six-bit mask of its occupied neighbours; the core's articulation-point
+//! pass finds the pinned pieces. The neighbour mask then says (by one table lookup per bug)
+//! whether, and in how many directions, a free piece can leave its cell: exact for "can this
+//! piece move at all" in nearly every position, and a measure of the local freedom of sliders
+//! (see [`EvalWeights::reach`]). Only the cells around the two queens (and around ground
+//! Mosquitoes) are scanned for the ids of their pieces. One evaluation costs about 2,000
+//! instructions besides the articulation pass.
 //!
 //! The default weights were set by hand and then adjusted by self-play (mobility weights lower
 //! by a third: +35 Elo; higher by half: -98 Elo; a steeper queen-ring table was worse too).
 
 use crate::core::game::queen;
 use crate::core::hex::Cell;
-use crate::core::movegen::neighbour_runs;
-use crate::core::{Bug, Color, Game, GameState, Piece};
+use crate::core::movegen::slide_out_mask;
+use crate::core::piece::PIECE_COUNT;
+use crate::core::{Board, Bug, Color, Game, GameState, Piece};
 
 /// The score of a win found at the root; a win `p` plies from the root scores `WIN - p`, so that
 /// a faster win scores higher and a slower loss (`-(WIN - p)`) scores higher than a faster one.
@@ -255,15 +257,6 @@ impl Acc for ByTerm {
     }
 }
 
-/// Directions (as six bits) in which a ground piece with occupied neighbours `occ` can slide
-/// out: the target is empty and exactly one of the two cells beside the step is occupied.
-#[inline(always)]
-fn slide_out_mask(occ: u32) -> u32 {
-    let left = ((occ << 1) | (occ >> 5)) & 63; // bit k = neighbour k - 1 occupied
-    let right = ((occ >> 1) | (occ << 5)) & 63; // bit k = neighbour k + 1 occupied
-    !occ & (left ^ right) & 63
-}
-
 /// Number of set bits of a six-bit mask (a table: the default x86-64 target has no popcount
 /// instruction, and the software one costs more than the lookup).
 const BITS6: [u8; 64] = {
@@ -272,6 +265,31 @@ const BITS6: [u8; 64] = {
     while m < 64 {
         t[m] = (m as u32).count_ones() as u8;
         m += 1;
+    }
+    t
+};
+
+/// Number of directions in which a ground piece can slide out, by the six-bit occupancy of its
+/// neighbours.
+const SLIDES: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut m = 0;
+    while m < 64 {
+        t[m] = slide_out_mask(m as u32).count_ones() as u8;
+        m += 1;
+    }
+    t
+};
+
+/// The bug of each piece id (a table, cheaper than the division in [`Piece::bug`]).
+const BUG_OF: [Bug; PIECE_COUNT] = {
+    let mut t = [Bug::Queen; PIECE_COUNT];
+    let mut id = 0;
+    while id < PIECE_COUNT {
+        if let Some(p) = Piece::from_id(id) {
+            t[id] = p.bug();
+        }
+        id += 1;
     }
     t
 };
@@ -288,18 +306,13 @@ fn sparse_count(mut m: u32) -> i32 {
 }
 
 #[inline(always)]
-fn is_adjacent(a: Cell, b: Cell) -> bool {
-    a.neighbors().contains(&b)
-}
-
-#[inline(always)]
 fn lerp(opening: i32, endgame: i32, phase: i32) -> i32 {
     (opening * (256 - phase) + endgame * phase) / 256
 }
 
 /// Ids of the pieces of one colour and bug, as a mask over piece ids.
 #[inline(always)]
-fn bug_mask(color: Color, bug: Bug) -> u32 {
+const fn bug_mask(color: Color, bug: Bug) -> u32 {
     ((1u32 << bug.count()) - 1) << (color as usize * 14 + bug.first_index() as usize)
 }
 
@@ -309,247 +322,280 @@ fn total_pieces(game: &Game) -> u32 {
     22 + 2 * (t.has(Bug::Mosquito) as u32 + t.has(Bug::Ladybug) as u32 + t.has(Bug::Pillbug) as u32)
 }
 
+/// Ids (within one colour's 14) of the pieces that take part in a game of this type.
+fn pieces_in_play(game: &Game) -> u32 {
+    let t = game.game_type();
+    let base = (1 << Bug::Mosquito.first_index()) - 1;
+    base | ((t.has(Bug::Mosquito) as u32) << Bug::Mosquito.first_index())
+        | ((t.has(Bug::Ladybug) as u32) << Bug::Ladybug.first_index())
+        | ((t.has(Bug::Pillbug) as u32) << Bug::Pillbug.first_index())
+}
+
+/// Ids of the top pieces of the cells around `cell`, as a mask.
+#[inline(always)]
+fn neighbour_tops(board: &Board, cell: Cell) -> u32 {
+    let mut a = 0;
+    for &c in cell.neighbors() {
+        let t = board.top_id(c) as u32;
+        if t < PIECE_COUNT as u32 {
+            a |= 1 << t;
+        }
+    }
+    a
+}
+
+/// Stands for the occupancy of a piece on top of the hive in [`REACH`].
+const ON_HIVE: u8 = 64;
+/// [`REACH`] of a piece that cannot leave its cell.
+const STUCK: u8 = u8::MAX;
+/// [`REACH`] of a Mosquito on the ground, which moves as the bugs it touches.
+const ASK_NEIGHBOURS: u8 = u8::MAX - 1;
+
+/// For a free top piece, by bug and by the six-bit occupancy of its neighbours when it stands
+/// alone on its cell (or [`ON_HIVE`]): the number of directions in which it can leave its cell
+/// (see [`EvalWeights::reach`]), or [`STUCK`] when it cannot move at all, or
+/// [`ASK_NEIGHBOURS`] for a Mosquito on the ground (see [`mosquito_reach`]). Rows span every
+/// byte so that indexing by a `u8` needs no bounds check; entries past [`ON_HIVE`] are unused.
+const REACH: [[u8; 256]; 8] = {
+    let mut t = [[STUCK; 256]; 8];
+    let mut o = 0;
+    while o < 64 {
+        let (slides, climbs) = (SLIDES[o], BITS6[o]);
+        let walker = if slides > 0 { slides } else { STUCK };
+        t[Bug::Queen as usize][o] = walker;
+        t[Bug::Spider as usize][o] = walker;
+        t[Bug::Ant as usize][o] = walker;
+        t[Bug::Pillbug as usize][o] = walker;
+        t[Bug::Beetle as usize][o] = slides + climbs;
+        t[Bug::Grasshopper as usize][o] = climbs;
+        t[Bug::Ladybug as usize][o] = climbs;
+        t[Bug::Mosquito as usize][o] = ASK_NEIGHBOURS;
+        o += 1;
+    }
+    let mut b = 0;
+    while b < 8 {
+        t[b][ON_HIVE as usize] = 6;
+        b += 1;
+    }
+    t
+};
+
+/// [`REACH`] of the Mosquito `id` standing alone on its cell with occupied neighbours `occ`.
+#[inline(never)]
+fn mosquito_reach(board: &Board, id: usize, occ: u32) -> u8 {
+    let Some(at) = Piece::from_id(id).and_then(|p| board.position(p)) else {
+        return STUCK;
+    };
+    let mut bugs = 0u32;
+    let mut m = neighbour_tops(board, at);
+    while m != 0 {
+        let id = m.trailing_zeros() as usize;
+        m &= m - 1;
+        bugs |= 1 << BUG_OF[id] as u32;
+    }
+    let has = |b: Bug| bugs & (1 << b as u32) != 0;
+    let (slides, climbs) = (SLIDES[occ as usize & 63], BITS6[occ as usize & 63]);
+    if has(Bug::Beetle) {
+        slides + climbs
+    } else if has(Bug::Grasshopper) || has(Bug::Ladybug) {
+        climbs.max(slides)
+    } else if (has(Bug::Ant) || has(Bug::Spider) || has(Bug::Queen) || has(Bug::Pillbug))
+        && slides > 0
+    {
+        slides
+    } else {
+        STUCK
+    }
+}
+
+/// What one pass over the pieces on the board finds.
+struct Scan {
+    /// For each piece alone on its cell (on the ground), its occupied neighbours as six bits;
+    /// [`ON_HIVE`] for a piece on top of the hive; 0 for the others.
+    occ: [u8; PIECE_COUNT],
+    /// Pieces alone on their cell.
+    ground: u32,
+    /// Pieces with another piece on top.
+    covered: u32,
+}
+
+/// The pass over the pieces on the board (kept out of line: with few values live, the loop
+/// keeps everything in registers).
+#[inline(never)]
+fn scan(board: &Board) -> Scan {
+    let mut s = Scan {
+        occ: [0; PIECE_COUNT],
+        ground: 0,
+        covered: 0,
+    };
+    let mut m = board.on_board_mask();
+    while m != 0 {
+        let id = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let Some(at) = Piece::from_id(id).and_then(|p| board.position(p)) else {
+            continue;
+        };
+        if board.height(at) == 1 {
+            let o = board.occupied_neighbors(at);
+            s.occ[id] = o as u8;
+            s.ground |= 1 << id;
+        } else if board.top_id(at) as usize == id {
+            s.occ[id] = ON_HIVE;
+        } else {
+            s.covered |= 1 << id;
+        }
+    }
+    s
+}
+
 fn accumulate<A: Acc>(game: &Game, w: &EvalWeights, acc: &mut A) {
     let board = game.board();
     let on_board = board.on_board_mask();
     let ph = phase(game);
 
-    // One pass over the top pieces: occupied neighbours (six bits) and neighbouring top
-    // pieces (by id).
-    let mut occ = [0u32; 28];
-    let mut adj = [0u32; 28];
-    let mut cell_of = [Cell::ORIGIN; 28];
-    let mut tops = 0u32;
-    let mut ground = 0u32;
-    let mut maybe_pinned = false;
-    let mut covered = on_board;
-    let mut mask = on_board;
-    while mask != 0 {
-        let id = mask.trailing_zeros() as usize;
-        mask &= mask - 1;
-        let Some(piece) = Piece::from_id(id) else {
-            continue;
-        };
-        let Some(at) = board.position(piece) else {
-            continue;
-        };
-        if board.top_id(at) as usize != id {
-            continue;
-        }
-        covered &= !(1 << id);
-        tops |= 1 << id;
-        cell_of[id] = at;
-        let mut o = 0;
-        let mut a = 0;
-        for (k, &c) in at.neighbors().iter().enumerate() {
-            let t = board.top_id(c) as u32;
-            if t < 28 {
-                o |= 1 << k;
-                a |= 1 << t;
-            }
-        }
-        occ[id] = o;
-        adj[id] = a;
-        if board.height(at) == 1 {
-            ground |= 1 << id;
-            maybe_pinned |= neighbour_runs(o as usize) >= 2;
-        }
-    }
-    let pinned = if maybe_pinned {
-        game.pinned() & ground
-    } else {
-        0
-    };
+    let Scan {
+        occ,
+        ground,
+        covered,
+    } = scan(board);
+    let tops = on_board & !covered;
+    // (Skipping the pass when no ground piece has two separate runs of neighbours would save
+    // it in almost no position of a real game, and the test costs more than it saves.) The
+    // pass is shared with move generation in the same position.
+    let pinned = game.pinned() & ground;
 
-    // Covered and pinned pieces.
-    let mut m = covered | pinned;
-    while m != 0 {
-        let id = m.trailing_zeros() as usize;
-        m &= m - 1;
-        if let Some(p) = Piece::from_id(id) {
-            let b = p.bug() as usize;
-            let v = if covered & (1 << id) != 0 {
-                w.covered[b]
-            } else {
-                w.pinned[b]
-            };
-            acc.add(Term::Immobile, p.color(), -v);
-        }
-    }
-
-    // Mobility and reach of the free top pieces whose owner has placed the queen.
-    let white_queen = queen(Color::White);
-    let black_queen = queen(Color::Black);
-    let mut may_move = tops & !pinned;
-    if !board.is_on_board(white_queen) {
-        may_move &= !board.color_mask(Color::White);
-    }
-    if !board.is_on_board(black_queen) {
-        may_move &= !board.color_mask(Color::Black);
-    }
+    // Mobility and reach of the free top pieces whose owner has placed the queen; covered and
+    // pinned pieces.
     let movable_value: [i32; 8] =
         std::array::from_fn(|b| lerp(w.movable_opening[b], w.movable_endgame[b], ph));
     let mut movable = 0u32;
-    let mut mask = may_move;
-    while mask != 0 {
-        let id = mask.trailing_zeros() as usize;
-        mask &= mask - 1;
-        let Some(piece) = Piece::from_id(id) else {
-            continue;
-        };
-        let o = occ[id];
-        let slides = BITS6[slide_out_mask(o) as usize] as u32;
-        let climbs = BITS6[o as usize] as u32;
-        let bug = piece.bug();
-        let (can, reach) = if ground & (1 << id) == 0 {
-            (true, 6)
-        } else {
-            match bug {
-                Bug::Queen | Bug::Spider | Bug::Ant | Bug::Pillbug => (slides > 0, slides),
-                Bug::Beetle => (true, slides + climbs),
-                Bug::Grasshopper | Bug::Ladybug => (true, climbs),
-                Bug::Mosquito => mosquito_mobility(adj[id], slides, climbs),
-            }
-        };
-        if can {
-            movable |= 1 << id;
-            let b = bug as usize;
-            let color = piece.color();
-            acc.add(Term::Mobility, color, movable_value[b]);
-            acc.add(Term::Reach, color, w.reach[b] * reach as i32);
-        }
-    }
-
-    let queen_cell = [board.position(white_queen), board.position(black_queen)];
-    let in_hand_value: [i32; 8] =
-        std::array::from_fn(|b| lerp(w.in_hand_opening[b], w.in_hand_endgame[b], ph));
-    let pillbugs = tops
-        & ground
-        & (bug_mask(Color::White, Bug::Pillbug) | bug_mask(Color::Black, Bug::Pillbug));
     for color in [Color::White, Color::Black] {
-        let me = color as usize;
-        let own_queen = queen(color);
-
-        // Pieces in hand.
-        let mut hand = 0;
-        let mut m = !on_board
-            & if color == Color::White {
-                0x3fff
-            } else {
-                0x3fff << 14
-            };
+        let mine = board.color_mask(color);
+        let (mut mobility, mut reach, mut immobile) = (0, 0, 0);
+        if board.is_on_board(queen(color)) {
+            let mut m = tops & mine & !pinned;
+            while m != 0 {
+                let id = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let b = BUG_OF[id] as usize;
+                let r = match REACH[b][occ[id] as usize] {
+                    ASK_NEIGHBOURS => mosquito_reach(board, id, occ[id] as u32),
+                    r => r,
+                };
+                if r != STUCK {
+                    movable |= 1 << id;
+                    mobility += movable_value[b];
+                    reach += w.reach[b] * r as i32;
+                }
+            }
+        }
+        let mut m = covered & mine;
         while m != 0 {
             let id = m.trailing_zeros() as usize;
             m &= m - 1;
-            if let Some(p) = Piece::from_id(id)
-                && game.game_type().has(p.bug())
-            {
-                hand += in_hand_value[p.bug() as usize];
-            }
+            immobile -= w.covered[BUG_OF[id] as usize];
+        }
+        let mut m = pinned & mine;
+        while m != 0 {
+            let id = m.trailing_zeros() as usize;
+            m &= m - 1;
+            immobile -= w.pinned[BUG_OF[id] as usize];
+        }
+        acc.add(Term::Mobility, color, mobility);
+        acc.add(Term::Reach, color, reach);
+        acc.add(Term::Immobile, color, immobile);
+    }
+
+    // The top pieces around each queen.
+    let queen_cell = [
+        board.position(queen(Color::White)),
+        board.position(queen(Color::Black)),
+    ];
+    let around_queen = queen_cell.map(|q| q.map_or(0, |q| neighbour_tops(board, q)));
+    let in_hand_value: [i32; 8] =
+        std::array::from_fn(|b| lerp(w.in_hand_opening[b], w.in_hand_endgame[b], ph));
+    let in_play = pieces_in_play(game);
+    let pillbugs =
+        ground & (bug_mask(Color::White, Bug::Pillbug) | bug_mask(Color::Black, Bug::Pillbug));
+    for color in [Color::White, Color::Black] {
+        let me = color as usize;
+        let own_queen = queen(color).id();
+
+        // Pieces in hand.
+        let mut hand = 0;
+        let mut m = !on_board & in_play << (14 * me);
+        while m != 0 {
+            let id = m.trailing_zeros() as usize;
+            m &= m - 1;
+            hand += in_hand_value[BUG_OF[id] as usize];
         }
         acc.add(Term::InHand, color, hand);
 
-        // Own queen: pressure and safety.
+        // Own queen: pressure and safety (each occupied neighbour cell has one top piece).
         if let Some(q) = queen_cell[me] {
-            let top = board.top_id(q) as usize;
-            let around = if top < 28 { adj[top] } else { 0 };
-            let count = if top < 28 {
-                BITS6[occ[top] as usize]
-            } else {
-                0
-            };
+            let around = around_queen[me];
+            let count = sparse_count(around) as usize;
             let enemies = sparse_count(around & board.color_mask(color.opponent()));
             let stuck = sparse_count(around & !movable);
-            let ring = w.queen_ring[(count as usize).min(5)];
+            let ring = w.queen_ring[count.min(5)];
             acc.add(
                 Term::QueenPressure,
                 color,
                 -(ring + enemies * w.queen_enemy + stuck * w.queen_stuck),
             );
-            if top != own_queen.id() {
+            let top = board.top_id(q) as usize;
+            if top != own_queen {
                 acc.add(Term::QueenSafety, color, -w.queen_covered);
             } else if movable & (1 << top) != 0 {
                 acc.add(Term::QueenSafety, color, w.queen_mobile);
             }
         }
 
-        let enemy_queen = queen_cell[1 - me];
-
-        // Beetles (and Mosquitoes on the hive) on or next to the enemy queen.
-        if let Some(eq) = enemy_queen {
+        // Beetles (and Mosquitoes on the hive) on or next to the enemy queen; a climber is a
+        // top piece, so it is next to the queen's cell when it is among the tops around it.
+        let enemy_around = around_queen[1 - me];
+        if let Some(eq) = queen_cell[1 - me] {
             let climbers =
                 tops & (bug_mask(color, Bug::Beetle) | (bug_mask(color, Bug::Mosquito) & !ground));
-            let mut v = 0;
-            let mut m = climbers;
-            while m != 0 {
-                let id = m.trailing_zeros() as usize;
-                m &= m - 1;
-                let at = cell_of[id];
-                if at == eq {
-                    v += w.beetle_on_queen;
-                } else if is_adjacent(at, eq) {
-                    v += w.beetle_near_queen;
-                }
-            }
+            let on_queen = (climbers >> (board.top_id(eq) as u32 % 32)) & 1 != 0;
+            let v = if on_queen { w.beetle_on_queen } else { 0 }
+                + sparse_count(climbers & enemy_around) * w.beetle_near_queen;
             acc.add(Term::BeetleAttack, color, v);
         }
 
         // Pillbugs, and Mosquitoes next to a Pillbug, next to either queen.
-        let mosquitoes = tops & ground & bug_mask(color, Bug::Mosquito);
-        let mut users = tops & ground & bug_mask(color, Bug::Pillbug);
-        let mut m = mosquitoes;
-        while m != 0 {
-            let id = m.trailing_zeros() as usize;
-            m &= m - 1;
-            if adj[id] & pillbugs != 0 {
-                users |= 1 << id;
+        let mut users = pillbugs & bug_mask(color, Bug::Pillbug);
+        if pillbugs != 0 {
+            let mut m = ground & bug_mask(color, Bug::Mosquito);
+            while m != 0 {
+                let id = m.trailing_zeros() as usize;
+                m &= m - 1;
+                if let Some(at) = Piece::from_id(id).and_then(|p| board.position(p))
+                    && neighbour_tops(board, at) & pillbugs != 0
+                {
+                    users |= 1 << id;
+                }
             }
         }
         let mut v = 0;
-        while users != 0 {
-            let id = users.trailing_zeros() as usize;
-            users &= users - 1;
-            let near = adj[id];
-            if near & (1 << own_queen.id()) != 0
-                && ground & !pinned & (1 << own_queen.id()) != 0
-                && occ[id] != 63
-            {
-                v += w.pillbug_defense;
+        if users != 0 {
+            // Throwing the own queen needs it free on the ground, and a free cell to throw to.
+            if ground & !pinned & (1 << own_queen) != 0 {
+                let mut m = users & around_queen[me];
+                while m != 0 {
+                    let id = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    if occ[id] != 63 {
+                        v += w.pillbug_defense;
+                    }
+                }
             }
-            if let Some(eq) = enemy_queen
-                && is_adjacent(cell_of[id], eq)
-            {
-                v += w.pillbug_attack;
-            }
+            v += sparse_count(users & enemy_around) * w.pillbug_attack;
         }
         acc.add(Term::Pillbug, color, v);
     }
 
     acc.add(Term::Tempo, game.side_to_move(), w.tempo);
-}
-
-/// Movable and reach for a Mosquito on the ground, which moves as the bugs it touches
-/// (`around`: the ids of the neighbouring top pieces).
-fn mosquito_mobility(around: u32, slides: u32, climbs: u32) -> (bool, u32) {
-    let mut bugs = 0u32;
-    let mut m = around;
-    while m != 0 {
-        let id = m.trailing_zeros() as usize;
-        m &= m - 1;
-        if let Some(p) = Piece::from_id(id) {
-            bugs |= 1 << p.bug() as u32;
-        }
-    }
-    let has = |b: Bug| bugs & (1 << b as u32) != 0;
-    if has(Bug::Beetle) {
-        (true, slides + climbs)
-    } else if has(Bug::Grasshopper) || has(Bug::Ladybug) {
-        (true, climbs.max(slides))
-    } else if has(Bug::Ant) || has(Bug::Spider) || has(Bug::Queen) || has(Bug::Pillbug) {
-        (slides > 0, slides)
-    } else {
-        (false, 0)
-    }
 }
 
 #[cfg(test)]
@@ -559,18 +605,6 @@ mod tests {
 
     fn game(s: &str) -> Game {
         parse_game_string(s, true).expect("valid game string")
-    }
-
-    #[test]
-    fn slide_out_mask_matches_the_slide_rule() {
-        for occ in 0u32..64 {
-            let m = slide_out_mask(occ);
-            for k in 0..6 {
-                let expect = occ & (1 << k) == 0
-                    && ((occ >> ((k + 5) % 6)) & 1) != ((occ >> ((k + 1) % 6)) & 1);
-                assert_eq!(m >> k & 1 == 1, expect, "occ={occ:06b} k={k}");
-            }
-        }
     }
 
     #[test]

@@ -28,7 +28,7 @@ fn slide_ok(board: &Board, a: Cell, k: usize) -> bool {
 /// neighbours are `occ`: the target is empty and exactly one of the two cells beside the step
 /// is occupied.
 #[inline(always)]
-pub fn slide_out_mask(occ: u32) -> u32 {
+pub const fn slide_out_mask(occ: u32) -> u32 {
     let left = ((occ << 1) | (occ >> 5)) & 63; // bit k = neighbour k - 1 occupied
     let right = ((occ >> 1) | (occ << 5)) & 63; // bit k = neighbour k + 1 occupied
     !occ & (left ^ right) & 63
@@ -751,4 +751,30 @@ fn articulation_points(adj: &[u32; 32], nodes: u32) -> u32 {
         pinned |= 1 << root;
     }
     pinned
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slide_out_mask_matches_the_slide_rule() {
+        for occ in 0u32..64 {
+            let m = slide_out_mask(occ);
+            for k in 0..6 {
+                let expect = occ & (1 << k) == 0
+                    && ((occ >> ((k + 5) % 6)) & 1) != ((occ >> ((k + 1) % 6)) & 1);
+                assert_eq!(m >> k & 1 == 1, expect, "occ={occ:06b} k={k}");
+            }
+        }
+    }
+
+    #[test]
+    fn run_counts() {
+        assert_eq!(neighbour_runs(0), 0);
+        assert_eq!(neighbour_runs(0b111111), 0);
+        assert_eq!(neighbour_runs(0b000111), 1);
+        assert_eq!(neighbour_runs(0b100001), 1);
+        assert_eq!(neighbour_runs(0b010101), 3);
+    }
 }
