@@ -117,9 +117,23 @@ pub(crate) trait MoveSink {
     /// Takes the placement on `cell` of each piece of `pieces` (a mask by id with `count`
     /// pieces).
     fn push_placements(&mut self, pieces: u32, count: usize, cell: Cell);
+    /// Takes one move of `piece` for each direction `k` set in the six-bit mask `dirs`, to
+    /// `dest(k)` (a counting sink never asks for the cells).
+    fn push_directions(&mut self, piece: Piece, dirs: u32, dest: impl Fn(usize) -> Cell);
     /// Whether nothing has been taken.
     fn is_empty(&self) -> bool;
 }
+
+/// Number of set bits of each six-bit mask.
+const DIRECTION_COUNT: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut m = 0;
+    while m < 64 {
+        t[m] = (m as u32).count_ones() as u8;
+        m += 1;
+    }
+    t
+};
 
 impl MoveSink for MoveList {
     #[inline(always)]
@@ -133,6 +147,12 @@ impl MoveSink for MoveList {
                 Piece::from_id(pieces.trailing_zeros() as usize).unwrap_or_else(|| unreachable!());
             pieces &= pieces - 1;
             MoveList::push(self, Move::new(p, cell));
+        }
+    }
+    #[inline(always)]
+    fn push_directions(&mut self, piece: Piece, dirs: u32, dest: impl Fn(usize) -> Cell) {
+        for k in directions(dirs) {
+            MoveList::push(self, Move::new(piece, dest(k)));
         }
     }
     #[inline(always)]
@@ -154,27 +174,12 @@ impl MoveSink for MoveCount {
         self.0 += count;
     }
     #[inline(always)]
+    fn push_directions(&mut self, _: Piece, dirs: u32, _: impl Fn(usize) -> Cell) {
+        self.0 += DIRECTION_COUNT[dirs as usize & 63] as usize;
+    }
+    #[inline(always)]
     fn is_empty(&self) -> bool {
         self.0 == 0
-    }
-}
-
-/// Takes the destinations found for one piece.
-trait Targets {
-    fn add(&mut self, to: Cell);
-}
-
-/// Destinations that cannot repeat (one step or one jump per direction, none of them a Pillbug
-/// throw's): straight to the sink, without marks.
-struct Direct<'a, S: MoveSink> {
-    piece: Piece,
-    out: &'a mut S,
-}
-
-impl<S: MoveSink> Targets for Direct<'_, S> {
-    #[inline(always)]
-    fn add(&mut self, to: Cell) {
-        self.out.push(Move::new(self.piece, to));
     }
 }
 
@@ -198,7 +203,7 @@ impl<S: MoveSink> Dests<'_, S> {
     }
 }
 
-impl<S: MoveSink> Targets for Dests<'_, S> {
+impl<S: MoveSink> Dests<'_, S> {
     #[inline(always)]
     fn add(&mut self, to: Cell) {
         if self.mark(to) {
@@ -338,16 +343,17 @@ impl Game {
             {
                 // One destination per direction and none of them thrown to: no marks needed,
                 // and the mover need not be lifted (its own cell is never a gate of its moves).
-                let mut d = Direct {
-                    piece,
-                    out: &mut *out,
-                };
+                let board = &self.board;
+                let n = at.neighbors();
                 if elevated || bug == Bug::Beetle {
-                    beetle_moves(&self.board, at, height - 1, &mut d);
+                    out.push_directions(piece, beetle_directions(board, at, height - 1), |k| n[k]);
                 } else if bug == Bug::Grasshopper {
-                    grasshopper_moves(&self.board, at, &mut d);
+                    out.push_directions(piece, board.occupied_neighbors(at), |k| {
+                        jump_end(board, n[k], k)
+                    });
                 } else {
-                    step_moves(&self.board, at, &mut d);
+                    let dirs = slide_out_mask(board.occupied_neighbors(at));
+                    out.push_directions(piece, dirs, |k| n[k]);
                 }
                 continue;
             }
@@ -444,32 +450,47 @@ impl Game {
 
 /// One slide (Queen, Pillbug).
 #[inline]
-fn step_moves<T: Targets>(board: &Board, at: Cell, d: &mut T) {
+fn step_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     let n = at.neighbors();
     for k in directions(slide_out_mask(board.occupied_neighbors(at))) {
         d.add(n[k]);
     }
 }
 
-/// One step in any direction, onto or off the hive (Beetle, Mosquito as Beetle), from `at` at
+/// The directions of one step, onto or off the hive (Beetle, Mosquito as Beetle), from `at` at
 /// height `h` (without the mover).
 #[inline]
-fn beetle_moves<T: Targets>(board: &Board, at: Cell, h: u32, d: &mut T) {
+fn beetle_directions(board: &Board, at: Cell, h: u32) -> u32 {
+    let mut dirs = 0;
     for k in 0..6 {
-        if climb_ok(board, at, h, k) {
-            d.add(at.neighbors()[k]);
-        }
+        dirs |= (climb_ok(board, at, h, k) as u32) << k;
     }
+    dirs
 }
 
 #[inline]
-fn grasshopper_moves<T: Targets>(board: &Board, at: Cell, d: &mut T) {
+fn beetle_moves<S: MoveSink>(board: &Board, at: Cell, h: u32, d: &mut Dests<S>) {
+    let n = at.neighbors();
+    for k in directions(beetle_directions(board, at, h)) {
+        d.add(n[k]);
+    }
+}
+
+/// Where a Grasshopper jumping in direction `k` over the occupied cell `first` lands.
+#[inline]
+fn jump_end(board: &Board, first: Cell, k: usize) -> Cell {
+    let mut c = first;
+    while board.is_occupied(c) {
+        c = c.neighbors()[k];
+    }
+    c
+}
+
+#[inline]
+fn grasshopper_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
+    let n = at.neighbors();
     for k in directions(board.occupied_neighbors(at)) {
-        let mut c = at.neighbors()[k];
-        while board.is_occupied(c) {
-            c = c.neighbors()[k];
-        }
-        d.add(c);
+        d.add(jump_end(board, n[k], k));
     }
 }
 
@@ -613,7 +634,11 @@ impl Game {
         if let Some(mask) = self.pinned_if_known() {
             return mask & (1 << id) != 0;
         }
-        if self.board.on_board_mask().count_ones() <= SMALL_HIVE {
+        let pieces = self.board.on_board_mask().count_ones();
+        if pieces <= TINY_HIVE {
+            return splits_tiny_hive(&self.board, at);
+        }
+        if pieces <= SMALL_HIVE {
             return self.splits_hive(at);
         }
         self.pinned() & (1 << id) != 0
@@ -660,6 +685,30 @@ impl Game {
         true
     }
 }
+
+/// Whether emptying the occupied cell `at` splits a hive of at most [`TINY_HIVE`] cells.
+///
+/// Removing a cell splits a planar hive exactly when two of the gaps between its runs of
+/// neighbours open onto the same empty region. A region enclosed by the hive (a hole) needs a
+/// ring of six cells around one empty cell, and eight around two, so in a hive of at most seven
+/// cells every hole is a single empty cell with six occupied neighbours, and everything else
+/// is the one outer region: the cell splits the hive when at least two of its gaps are not
+/// such holes.
+fn splits_tiny_hive(board: &Board, at: Cell) -> bool {
+    let occ = board.occupied_neighbors(at);
+    let empty = !occ & 63;
+    let gaps = neighbour_runs(empty as usize) as u32;
+    let left = ((occ << 1) | (occ >> 5)) & 63; // bit k = neighbour k - 1 occupied
+    let right = ((occ >> 1) | (occ << 5)) & 63; // bit k = neighbour k + 1 occupied
+    let n = at.neighbors();
+    let holes = directions(empty & left & right)
+        .filter(|&k| board.occupied_neighbors(n[k]) == 63)
+        .count() as u32;
+    gaps >= holes + 2
+}
+
+/// Hives of at most this many pieces settle the one-hive test with [`splits_tiny_hive`].
+const TINY_HIVE: u32 = 7;
 
 /// Hives of at most this many pieces settle the one-hive test piece by piece with a flood fill
 /// ([`Game::splits_hive`]); larger ones run the articulation pass once for all pieces.
@@ -765,6 +814,73 @@ mod tests {
                 let expect = occ & (1 << k) == 0
                     && ((occ >> ((k + 5) % 6)) & 1) != ((occ >> ((k + 1) % 6)) & 1);
                 assert_eq!(m >> k & 1 == 1, expect, "occ={occ:06b} k={k}");
+            }
+        }
+    }
+
+    /// Hives grown cell by cell at random (a tiny linear congruential generator keeps the
+    /// test free of dependencies), including rings around one and two empty cells.
+    fn random_hives() -> Vec<Vec<Cell>> {
+        let mut state = 0x9E37_79B9_u64;
+        let mut next = |n: usize| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            (state >> 33) as usize % n
+        };
+        let mut hives = Vec::new();
+        for size in 1..=crate::core::piece::PIECE_COUNT {
+            for _ in 0..200 {
+                let mut cells = vec![Cell::ORIGIN];
+                while cells.len() < size {
+                    let c = cells[next(cells.len())].neighbors()[next(6)];
+                    if !cells.contains(&c) {
+                        cells.push(c);
+                    }
+                }
+                hives.push(cells);
+            }
+        }
+        let ring = |centre: Cell| centre.neighbors().to_vec();
+        hives.push(ring(Cell::ORIGIN));
+        let mut with_tail = ring(Cell::ORIGIN);
+        with_tail.push(Cell::from_axial(2, 0));
+        hives.push(with_tail);
+        // Two empty cells, (0,0) and (1,0), inside a ring of eight.
+        let mut two = ring(Cell::ORIGIN);
+        two.retain(|&c| c != Cell::from_axial(1, 0));
+        two.extend([(2, 0), (2, -1), (1, 1)].map(|(q, r)| Cell::from_axial(q, r)));
+        hives.push(two);
+        hives
+    }
+
+    #[test]
+    fn small_hive_tests_agree_with_the_articulation_pass() {
+        for cells in random_hives() {
+            let mut game = Game::new(crate::core::GameType::MLP);
+            for (id, &c) in cells.iter().enumerate() {
+                let piece = Piece::from_id(id).unwrap();
+                game.board.push(piece, c);
+            }
+            let pinned = pinned_mask(&game.board);
+            for (id, &c) in cells.iter().enumerate() {
+                if neighbour_runs(game.board.occupied_neighbors(c) as usize) < 2 {
+                    assert_eq!(pinned & (1 << id), 0, "{cells:?}");
+                    continue;
+                }
+                let expected = pinned & (1 << id) != 0;
+                assert_eq!(
+                    game.splits_hive(c),
+                    expected,
+                    "flood fill {cells:?} at {c:?}"
+                );
+                if cells.len() <= TINY_HIVE as usize {
+                    assert_eq!(
+                        splits_tiny_hive(&game.board, c),
+                        expected,
+                        "{cells:?} at {c:?}"
+                    );
+                }
             }
         }
     }
