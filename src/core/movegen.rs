@@ -741,11 +741,19 @@ const TINY_HIVE: u32 = 7;
 const SMALL_HIVE: u32 = 8;
 
 /// Mask (by id of the top piece) of the cells whose emptying would split the hive: the
-/// articulation points of the graph of occupied cells, found by one depth-first pass over the
-/// neighbour masks of the top pieces.
+/// articulation points of the graph of occupied cells.
+///
+/// A cell with at most one run of occupied neighbours never splits the hive. With two or more
+/// runs it does unless the gaps between them open onto different empty regions, which needs a
+/// hole: an empty region enclosed by the hive. Euler's formula counts the holes of the hive,
+/// drawn on the triangular lattice, from its cells, neighbour pairs and triangles of mutual
+/// neighbours: holes = pairs - cells - triangles + 1. Without a hole the cells with two runs
+/// are the answer; with one, a depth-first pass over the neighbour masks finds it.
 pub fn pinned_mask(board: &Board) -> u32 {
-    // Tables of 32 entries, indexed by ids masked to five bits, need no bounds checks.
-    let mut adj = [0u32; 32];
+    let mut cells = 0i32;
+    let mut degrees = 0i32;
+    let mut corners = 0i32;
+    let mut split = 0u32;
     let mut tops = 0u32;
     let mut m = board.on_board_mask();
     while m != 0 {
@@ -756,6 +764,24 @@ pub fn pinned_mask(board: &Board) -> u32 {
             continue;
         }
         tops |= 1 << id;
+        let occ = board.occupied_neighbors(at) as usize & 63;
+        cells += 1;
+        degrees += DIRECTION_COUNT[occ] as i32;
+        corners += TRIANGLE_CORNERS[occ] as i32;
+        split |= ((neighbour_runs(occ) > 1) as u32) << id;
+    }
+    // Each pair is counted at both ends and each triangle at its three corners.
+    let holes = degrees / 2 - cells - corners / 3 + 1;
+    if split == 0 || holes == 0 {
+        return split;
+    }
+    // Tables of 32 entries, indexed by ids masked to five bits, need no bounds checks.
+    let mut adj = [0u32; 32];
+    let mut m = tops;
+    while m != 0 {
+        let id = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let at = board.pos[id];
         let n = at.neighbors();
         let mut a = 0u32;
         for k in directions(board.occupied_neighbors(at)) {
@@ -765,6 +791,19 @@ pub fn pinned_mask(board: &Board) -> u32 {
     }
     articulation_points(&adj, tops)
 }
+
+/// For each six-bit mask of occupied neighbours, the number of triangles the cell forms with
+/// two of them (neighbours `k` and `k + 1` are neighbours of each other).
+const TRIANGLE_CORNERS: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut m = 0;
+    while m < 64 {
+        let next = ((m << 5) | (m >> 1)) & 63; // bit k = neighbour k + 1 occupied
+        t[m] = ((m & next) as u32).count_ones() as u8;
+        m += 1;
+    }
+    t
+};
 
 /// The articulation points of the graph on the nodes of `nodes` (a non-empty mask is
 /// connected) with neighbour masks `adj`: an iterative Tarjan pass.
