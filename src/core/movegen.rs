@@ -359,9 +359,8 @@ impl Game {
             }
             let bug = piece.bug();
             let one_step = elevated || matches!(bug, Bug::Queen | Bug::Pillbug | Bug::Beetle);
-            if (one_step || bug == Bug::Grasshopper)
-                && !throws.iter().any(|&(t, _)| t as usize == id)
-            {
+            let thrown = throws.iter().any(|&(t, _)| t as usize == id);
+            if (one_step || bug == Bug::Grasshopper) && !thrown {
                 // One destination per direction and none of them thrown to: no marks needed,
                 // and the mover need not be lifted (its own cell is never a gate of its moves).
                 let board = &self.board;
@@ -405,7 +404,7 @@ impl Game {
                     Bug::Beetle => beetle_moves(&self.board, at, 0, &mut dests),
                     Bug::Grasshopper => grasshopper_moves(&self.board, at, &mut dests),
                     Bug::Spider => spider_moves(&self.board, at, &mut dests),
-                    Bug::Ant => ant_moves(&self.board, at, &mut dests),
+                    Bug::Ant => ant_moves(&self.board, at, &mut dests, !thrown),
                     Bug::Ladybug => ladybug_moves(&self.board, at, &mut dests),
                     Bug::Mosquito => mosquito_moves(&self.board, at, &mut dests),
                 }
@@ -541,17 +540,37 @@ fn spider_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     }
 }
 
-fn ant_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
+/// Ant moves: every cell reachable by sliding around the hive. `marked_only` says that no
+/// cell but `at` is marked yet (a plain Ant that is not thrown anywhere), so the destination
+/// marks can serve as the visited set.
+fn ant_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>, marked_only: bool) {
+    // At most 2 * 27 + 4 empty cells touch a hive of 27 cells, and each is pushed once.
+    let mut stack = [Cell::ORIGIN; 64];
+    let mut len = 1;
+    stack[0] = at;
+    if marked_only {
+        while len > 0 {
+            len -= 1;
+            let a = stack[len & 63];
+            let n = a.neighbors();
+            for k in directions(slide_out_mask(board.occupied_neighbors(a))) {
+                let b = n[k];
+                if d.mark(b) {
+                    d.out.push(Move::new(d.piece, b));
+                    stack[len & 63] = b;
+                    len += 1;
+                }
+            }
+        }
+        return;
+    }
     // Its own visited set: cells already reached by another way of moving (a Mosquito's other
     // bugs, a Pillbug throw) must still be walked through.
     let mut visited = CellSet::new();
     visited.insert(at);
-    let mut stack = [Cell::ORIGIN; 256];
-    let mut len = 1;
-    stack[0] = at;
     while len > 0 {
         len -= 1;
-        let a = stack[len];
+        let a = stack[len & 63];
         let n = a.neighbors();
         for k in directions(slide_out_mask(board.occupied_neighbors(a))) {
             let b = n[k];
@@ -559,10 +578,8 @@ fn ant_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
                 continue;
             }
             d.add(b);
-            if len < stack.len() {
-                stack[len] = b;
-                len += 1;
-            }
+            stack[len & 63] = b;
+            len += 1;
         }
     }
 }
@@ -606,7 +623,7 @@ fn mosquito_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
         step_moves(board, at, d);
     }
     if bugs & (1 << Bug::Ant as u8) != 0 {
-        ant_moves(board, at, d);
+        ant_moves(board, at, d, false);
     } else if bugs & (1 << Bug::Spider as u8) != 0 {
         // Every Spider destination is an Ant destination too.
         spider_moves(board, at, d);
