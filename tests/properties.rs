@@ -31,6 +31,36 @@ fn hive_is_connected(game: &Game) -> bool {
     seen.len() == cells.len()
 }
 
+/// The number of empty regions the hive encloses, by flood fill over the whole grid: the
+/// components of empty cells other than the one that reaches a cell far from the hive.
+fn holes_by_flood(game: &Game) -> i32 {
+    let board = game.board();
+    let Some(origin) = Piece::all().find_map(|p| board.position(p)) else {
+        return 0;
+    };
+    // Half the grid away from a piece, in both axes: as far from the hive as it gets.
+    let (q, r) = origin.relative_to(Cell::ORIGIN);
+    let far = Cell::from_axial(q + 16, r + 16);
+    let mut seen = HashSet::new();
+    let mut components = 0;
+    let all = (0..waggle::core::hex::CELLS).filter_map(Cell::from_index);
+    for start in std::iter::once(far).chain(all) {
+        if board.is_occupied(start) || !seen.insert(start) {
+            continue;
+        }
+        components += 1;
+        let mut todo = vec![start];
+        while let Some(c) = todo.pop() {
+            for &n in c.neighbors() {
+                if !board.is_occupied(n) && seen.insert(n) {
+                    todo.push(n);
+                }
+            }
+        }
+    }
+    components - 1
+}
+
 /// Only Beetles and Mosquitoes ever stand above the ground.
 fn stacks_are_plausible(game: &Game) -> bool {
     waggle::core::Piece::all()
@@ -43,6 +73,12 @@ fn check_and_step(game: &mut Game, rng: &mut StdRng, list: &mut MoveList) -> boo
     assert_eq!(game.hash(), game.recompute_hash(), "incremental hash");
     assert!(hive_is_connected(game), "hive split: {}", game_string(game));
     assert!(stacks_are_plausible(game), "{}", game_string(game));
+    assert_eq!(
+        game.board().holes(),
+        holes_by_flood(game),
+        "holes: {}",
+        game_string(game)
+    );
     game.generate_moves(list);
     if list.is_empty() {
         assert!(game.state().is_over());
@@ -76,6 +112,7 @@ fn check_and_step(game: &mut Game, rng: &mut StdRng, list: &mut MoveList) -> boo
         game.undo();
         assert!(game.board() == before.board(), "undo of {text}");
         assert_eq!(game.hash(), before.hash());
+        assert_eq!(game.board().holes(), before.board().holes());
         assert_eq!(game.frozen(), before.frozen());
         assert_eq!(game.state(), before.state());
         assert_eq!(game.ply(), before.ply());

@@ -26,6 +26,10 @@ pub struct Board {
     /// Bit `id` set when piece `id` is on the board.
     on_board: u32,
     hash: u64,
+    /// Over the occupied cells: pairs of neighbours - cells - triangles of mutual neighbours.
+    /// By Euler's formula a non-empty connected hive has `euler + 1` holes (empty regions it
+    /// encloses).
+    euler: i32,
 }
 
 impl Default for Board {
@@ -45,6 +49,7 @@ impl Board {
             below: [NONE; PIECE_COUNT],
             on_board: 0,
             hash: 0,
+            euler: 0,
         }
     }
 
@@ -208,6 +213,17 @@ impl Board {
         self.adjacent[cell.index()] >> OCCUPIED_SHIFT
     }
 
+    /// The number of holes of the hive: empty regions it encloses (0 for an empty board).
+    /// Maintained by pushes and pops only, so meaningless while a piece is lifted.
+    #[inline(always)]
+    pub fn holes(&self) -> i32 {
+        if self.on_board == 0 {
+            0
+        } else {
+            self.euler + 1
+        }
+    }
+
     /// The whole neighbour word of `cell` (see `Board::adjacent`).
     #[inline(always)]
     pub(crate) fn neighbor_word(&self, cell: Cell) -> u32 {
@@ -221,6 +237,11 @@ impl Board {
         let change = PATTERN[old as usize] ^ PATTERN[new as usize];
         if change == 0 {
             return;
+        }
+        if change & 1 << OCCUPIED_SHIFT != 0 {
+            // The cell was filled or emptied: it brings or takes its pairs and triangles.
+            let delta = EULER_DELTA[self.occupied_neighbors(cell) as usize & 63] as i32;
+            self.euler += if new == NONE { -delta } else { delta };
         }
         for (k, &n) in cell.neighbors().iter().enumerate() {
             // `cell` lies in direction `k + 3` from its neighbour `n`.
@@ -268,6 +289,19 @@ impl Board {
 
 /// Where the occupied-neighbour bits start in a word of `Board::adjacent`.
 const OCCUPIED_SHIFT: u32 = 16;
+
+/// For a cell filled with occupied neighbours `occ`: the neighbour pairs it adds, minus one
+/// cell, minus the triangles it closes (neighbours `k` and `k + 1` are neighbours).
+const EULER_DELTA: [i8; 64] = {
+    let mut t = [0i8; 64];
+    let mut m = 0;
+    while m < 64 {
+        let next = ((m << 5) | (m >> 1)) & 63; // bit k = neighbour k + 1 occupied
+        t[m] = (m as u32).count_ones() as i8 - 1 - ((m & next) as u32).count_ones() as i8;
+        m += 1;
+    }
+    t
+};
 
 /// Where the bits of `color`'s neighbours start in a word of `Board::adjacent`.
 #[inline(always)]

@@ -674,6 +674,10 @@ impl Game {
         if neighbour_runs(self.board.occupied_neighbors(at) as usize) <= 1 {
             return false;
         }
+        // Without a hole, two runs always means pinned (see [`pinned_mask`]).
+        if self.board.holes() == 0 {
+            return true;
+        }
         if let Some(mask) = self.pinned_if_known() {
             return mask & (1 << id) != 0;
         }
@@ -762,14 +766,10 @@ const SMALL_HIVE: u32 = 8;
 ///
 /// A cell with at most one run of occupied neighbours never splits the hive. With two or more
 /// runs it does unless the gaps between them open onto different empty regions, which needs a
-/// hole: an empty region enclosed by the hive. Euler's formula counts the holes of the hive,
-/// drawn on the triangular lattice, from its cells, neighbour pairs and triangles of mutual
-/// neighbours: holes = pairs - cells - triangles + 1. Without a hole the cells with two runs
-/// are the answer; with one, a depth-first pass over the neighbour masks finds it.
+/// hole: an empty region enclosed by the hive (the board counts them, see [`Board::holes`]).
+/// Without a hole the cells with two runs are the answer; with one, a depth-first pass over
+/// the neighbour masks finds it.
 pub fn pinned_mask(board: &Board) -> u32 {
-    let mut cells = 0i32;
-    let mut degrees = 0i32;
-    let mut corners = 0i32;
     let mut split = 0u32;
     let mut tops = 0u32;
     let mut m = board.on_board_mask();
@@ -781,15 +781,9 @@ pub fn pinned_mask(board: &Board) -> u32 {
             continue;
         }
         tops |= 1 << id;
-        let occ = board.occupied_neighbors(at) as usize & 63;
-        cells += 1;
-        degrees += DIRECTION_COUNT[occ] as i32;
-        corners += TRIANGLE_CORNERS[occ] as i32;
-        split |= ((neighbour_runs(occ) > 1) as u32) << id;
+        split |= ((neighbour_runs(board.occupied_neighbors(at) as usize) > 1) as u32) << id;
     }
-    // Each pair is counted at both ends and each triangle at its three corners.
-    let holes = degrees / 2 - cells - corners / 3 + 1;
-    if split == 0 || holes == 0 {
+    if split == 0 || board.holes() == 0 {
         return split;
     }
     // Tables of 32 entries, indexed by ids masked to five bits, need no bounds checks.
@@ -808,19 +802,6 @@ pub fn pinned_mask(board: &Board) -> u32 {
     }
     articulation_points(&adj, tops)
 }
-
-/// For each six-bit mask of occupied neighbours, the number of triangles the cell forms with
-/// two of them (neighbours `k` and `k + 1` are neighbours of each other).
-const TRIANGLE_CORNERS: [u8; 64] = {
-    let mut t = [0u8; 64];
-    let mut m = 0;
-    while m < 64 {
-        let next = ((m << 5) | (m >> 1)) & 63; // bit k = neighbour k + 1 occupied
-        t[m] = ((m & next) as u32).count_ones() as u8;
-        m += 1;
-    }
-    t
-};
 
 /// The articulation points of the graph on the nodes of `nodes` (a non-empty mask is
 /// connected) with neighbour masks `adj`: an iterative Tarjan pass.
@@ -936,6 +917,31 @@ mod tests {
         hives
     }
 
+    /// The holes of a board found by brute force: components of empty cells other than the
+    /// one around a far-away cell.
+    fn holes_by_flood(board: &Board) -> i32 {
+        let mut seen = vec![false; CELLS];
+        let mut components = 0;
+        let far = Cell::from_axial(16, 16);
+        for start in std::iter::once(far).chain((0..CELLS).filter_map(Cell::from_index)) {
+            if seen[start.index()] || board.is_occupied(start) {
+                continue;
+            }
+            components += 1;
+            seen[start.index()] = true;
+            let mut stack = vec![start];
+            while let Some(c) = stack.pop() {
+                for &x in c.neighbors() {
+                    if !seen[x.index()] && !board.is_occupied(x) {
+                        seen[x.index()] = true;
+                        stack.push(x);
+                    }
+                }
+            }
+        }
+        components - 1
+    }
+
     #[test]
     fn small_hive_tests_agree_with_the_articulation_pass() {
         for cells in random_hives() {
@@ -944,6 +950,7 @@ mod tests {
                 let piece = Piece::from_id(id).unwrap();
                 game.board.push(piece, c);
             }
+            assert_eq!(game.board.holes(), holes_by_flood(&game.board), "{cells:?}");
             let pinned = pinned_mask(&game.board);
             for (id, &c) in cells.iter().enumerate() {
                 if neighbour_runs(game.board.occupied_neighbors(c) as usize) < 2 {
