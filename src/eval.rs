@@ -21,7 +21,7 @@
 
 use crate::core::game::queen;
 use crate::core::hex::Cell;
-use crate::core::movegen::slide_out_mask;
+use crate::core::movegen::{neighbour_runs, slide_out_mask};
 use crate::core::piece::PIECE_COUNT;
 use crate::core::{Board, Bug, Color, Game, GameState, Piece};
 
@@ -459,10 +459,20 @@ fn accumulate<A: Acc>(game: &Game, w: &EvalWeights, acc: &mut A) {
         covered,
     } = scan(board);
     let tops = on_board & !covered;
-    // (Skipping the pass when no ground piece has two separate runs of neighbours would save
-    // it in almost no position of a real game, and the test costs more than it saves.) The
-    // pass is shared with move generation in the same position.
-    let pinned = game.pinned() & ground;
+    // In a hive without holes the pinned pieces are those with two or more runs of occupied
+    // neighbours; otherwise the core's pass (shared with move generation) settles it.
+    let pinned = if board.holes() == 0 {
+        let mut split = 0;
+        let mut m = ground;
+        while m != 0 {
+            let id = m.trailing_zeros() as usize;
+            m &= m - 1;
+            split |= ((neighbour_runs(occ[id] as usize) > 1) as u32) << id;
+        }
+        split
+    } else {
+        game.pinned() & ground
+    };
 
     // Mobility and reach of the free top pieces whose owner has placed the queen; covered and
     // pinned pieces.
