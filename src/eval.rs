@@ -21,7 +21,7 @@
 
 use crate::core::game::queen;
 use crate::core::hex::Cell;
-use crate::core::movegen::{neighbour_runs, slide_out_mask};
+use crate::core::movegen::{DIRECTION_COUNT, neighbour_runs, slide_out_mask};
 use crate::core::piece::PIECE_COUNT;
 use crate::core::{Board, Bug, Color, Game, GameState, Piece};
 
@@ -257,18 +257,6 @@ impl Acc for ByTerm {
     }
 }
 
-/// Number of set bits of a six-bit mask (a table: the default x86-64 target has no popcount
-/// instruction, and the software one costs more than the lookup).
-const BITS6: [u8; 64] = {
-    let mut t = [0u8; 64];
-    let mut m = 0;
-    while m < 64 {
-        t[m] = (m as u32).count_ones() as u8;
-        m += 1;
-    }
-    t
-};
-
 /// Number of directions in which a ground piece can slide out, by the six-bit occupancy of its
 /// neighbours.
 const SLIDES: [u8; 64] = {
@@ -360,7 +348,7 @@ const REACH: [[u8; 256]; 8] = {
     let mut t = [[STUCK; 256]; 8];
     let mut o = 0;
     while o < 64 {
-        let (slides, climbs) = (SLIDES[o], BITS6[o]);
+        let (slides, climbs) = (SLIDES[o], DIRECTION_COUNT[o]);
         let walker = if slides > 0 { slides } else { STUCK };
         t[Bug::Queen as usize][o] = walker;
         t[Bug::Spider as usize][o] = walker;
@@ -394,7 +382,10 @@ fn mosquito_reach(board: &Board, id: usize, occ: u32) -> u8 {
         bugs |= 1 << BUG_OF[id] as u32;
     }
     let has = |b: Bug| bugs & (1 << b as u32) != 0;
-    let (slides, climbs) = (SLIDES[occ as usize & 63], BITS6[occ as usize & 63]);
+    let (slides, climbs) = (
+        SLIDES[occ as usize & 63],
+        DIRECTION_COUNT[occ as usize & 63],
+    );
     if has(Bug::Beetle) {
         slides + climbs
     } else if has(Bug::Grasshopper) || has(Bug::Ladybug) {

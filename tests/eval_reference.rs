@@ -4,6 +4,8 @@
 //! games of all eight game types with random weights, and over the bench positions and the
 //! positions one and two moves after them.
 
+mod common;
+
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -30,19 +32,7 @@ fn splits_hive(game: &Game, cell: Cell) -> bool {
         .filter_map(|p| board.position(p))
         .filter(|&c| c != cell)
         .collect();
-    let Some(&start) = rest.iter().next() else {
-        return false;
-    };
-    let mut seen = HashSet::from([start]);
-    let mut todo = vec![start];
-    while let Some(c) = todo.pop() {
-        for n in c.neighbors() {
-            if rest.contains(n) && seen.insert(*n) {
-                todo.push(*n);
-            }
-        }
-    }
-    seen.len() != rest.len()
+    !common::is_connected(&rest)
 }
 
 /// The top pieces on the cells around `cell`.

@@ -1,5 +1,7 @@
 //! Invariants over random games of all eight game types.
 
+mod common;
+
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -16,19 +18,7 @@ fn hive_is_connected(game: &Game) -> bool {
     let cells: HashSet<Cell> = waggle::core::Piece::all()
         .filter_map(|p| board.position(p))
         .collect();
-    let Some(&start) = cells.iter().next() else {
-        return true;
-    };
-    let mut seen = HashSet::from([start]);
-    let mut todo = vec![start];
-    while let Some(c) = todo.pop() {
-        for &n in c.neighbors() {
-            if cells.contains(&n) && seen.insert(n) {
-                todo.push(n);
-            }
-        }
-    }
-    seen.len() == cells.len()
+    common::is_connected(&cells)
 }
 
 /// The number of empty regions the hive encloses, by flood fill over the whole grid: the

@@ -131,8 +131,9 @@ pub(crate) trait MoveSink {
     fn is_empty(&self) -> bool;
 }
 
-/// Number of set bits of each six-bit mask.
-const DIRECTION_COUNT: [u8; 64] = {
+/// Number of set bits of each six-bit mask (a table: the default x86-64 target has no popcount
+/// instruction, and the software one costs more than the lookup).
+pub const DIRECTION_COUNT: [u8; 64] = {
     let mut t = [0u8; 64];
     let mut m = 0;
     while m < 64 {

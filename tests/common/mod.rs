@@ -1,8 +1,11 @@
-//! Helpers shared by the integration tests: reading the shared test data.
+//! Helpers shared by the integration tests: reading the shared test data, and a plain
+//! connectivity check of cells.
 
 #![allow(dead_code)]
 
+use std::collections::HashSet;
 use std::path::PathBuf;
+use waggle::core::Cell;
 
 /// Path of a file under `../shared/testdata/` (relative to the project root).
 pub fn shared(rel: &str) -> PathBuf {
@@ -47,4 +50,21 @@ pub fn perft_positions() -> Vec<String> {
         .collect();
     out.dedup();
     out
+}
+
+/// Whether `cells` form one group of neighbours (plain flood fill; true when empty).
+pub fn is_connected(cells: &HashSet<Cell>) -> bool {
+    let Some(&start) = cells.iter().next() else {
+        return true;
+    };
+    let mut seen = HashSet::from([start]);
+    let mut todo = vec![start];
+    while let Some(c) = todo.pop() {
+        for &n in c.neighbors() {
+            if cells.contains(&n) && seen.insert(n) {
+                todo.push(n);
+            }
+        }
+    }
+    seen.len() == cells.len()
 }
