@@ -34,6 +34,23 @@ pub const fn slide_out_mask(occ: u32) -> u32 {
     !occ & (left ^ right) & 63
 }
 
+/// [`slide_out_mask`] of every six-bit occupancy.
+const SLIDE_OUT: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut m = 0;
+    while m < 64 {
+        t[m] = slide_out_mask(m as u32) as u8;
+        m += 1;
+    }
+    t
+};
+
+/// The directions in which a ground piece can slide out of `cell` (see [`slide_out_mask`]).
+#[inline(always)]
+fn slides_from(board: &Board, cell: Cell) -> u32 {
+    SLIDE_OUT[board.occupied_neighbors(cell) as usize & 63] as u32
+}
+
 /// The directions set in a six-bit mask, lowest first.
 #[inline(always)]
 fn directions(mut mask: u32) -> impl Iterator<Item = usize> {
@@ -378,7 +395,7 @@ impl Game {
                         jump_end(board, n[k], k)
                     });
                 } else {
-                    let dirs = slide_out_mask(board.occupied_neighbors(at));
+                    let dirs = slides_from(board, at);
                     out.push_directions(1 << id, 1, dirs, |k| n[k]);
                 }
                 continue;
@@ -478,7 +495,7 @@ impl Game {
 #[inline]
 fn step_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     let n = at.neighbors();
-    for k in directions(slide_out_mask(board.occupied_neighbors(at))) {
+    for k in directions(slides_from(board, at)) {
         d.add(n[k]);
     }
 }
@@ -522,16 +539,16 @@ fn grasshopper_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
 
 fn spider_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     let n0 = at.neighbors();
-    for k0 in directions(slide_out_mask(board.occupied_neighbors(at))) {
+    for k0 in directions(slides_from(board, at)) {
         let c1 = n0[k0];
         let n1 = c1.neighbors();
-        for k1 in directions(slide_out_mask(board.occupied_neighbors(c1))) {
+        for k1 in directions(slides_from(board, c1)) {
             let c2 = n1[k1];
             if c2 == at {
                 continue;
             }
             let n2 = c2.neighbors();
-            for k2 in directions(slide_out_mask(board.occupied_neighbors(c2))) {
+            for k2 in directions(slides_from(board, c2)) {
                 let c3 = n2[k2];
                 if c3 != c1 && c3 != at {
                     d.add(c3);
@@ -554,7 +571,7 @@ fn ant_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>, marked_only
             len -= 1;
             let a = stack[len & 63];
             let n = a.neighbors();
-            for k in directions(slide_out_mask(board.occupied_neighbors(a))) {
+            for k in directions(slides_from(board, a)) {
                 let b = n[k];
                 if d.mark(b) {
                     d.out.push(Move::new(d.piece, b));
@@ -573,7 +590,7 @@ fn ant_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>, marked_only
         len -= 1;
         let a = stack[len & 63];
         let n = a.neighbors();
-        for k in directions(slide_out_mask(board.occupied_neighbors(a))) {
+        for k in directions(slides_from(board, a)) {
             let b = n[k];
             if !visited.insert(b) {
                 continue;
