@@ -5,7 +5,7 @@ use super::SearchParams;
 use super::time::{CHECK_INTERVAL, TimeManager};
 use super::tt::{Bound, TranspositionTable};
 use crate::core::game::queen;
-use crate::core::hex::{CELLS, SIDE};
+use crate::core::hex::CELLS;
 use crate::core::move_list::MAX_MOVES;
 use crate::core::piece::PIECE_COUNT;
 use crate::core::{Cell, Game, Move, MoveList, Piece};
@@ -496,20 +496,10 @@ impl Worker {
             return stand;
         };
         self.game.generate_moves(&mut data.moves);
+        let kept = self.keep_queen_attacks(&mut data.moves, eq);
         let mut best = stand;
-        for i in 0..data.moves.len() {
+        for i in 0..kept {
             let m = data.moves.as_slice()[i];
-            let Some(piece) = m.piece() else {
-                continue;
-            };
-            // Only moves that fill a cell next to the queen.
-            let board = self.game.board();
-            let leaves = board
-                .position(piece)
-                .is_some_and(|f| board.height(f) == 1 && adjacent(f, eq));
-            if leaves || !adjacent(m.to(), eq) {
-                continue;
-            }
             self.game.play_unchecked(m);
             self.count_node(sh);
             let score = match self.terminal(ply + 1) {
@@ -532,6 +522,38 @@ impl Worker {
         }
         self.stack[ply] = Some(data);
         best
+    }
+
+    /// Keeps, at the front of `moves` and in their order, only the moves that fill a cell next
+    /// to the queen on `eq` (ending next to it without leaving a cell next to it empty);
+    /// returns how many.
+    fn keep_queen_attacks(&mut self, moves: &mut MoveList, eq: Cell) -> usize {
+        let board = self.game.board();
+        let zone = &mut self.zone;
+        // Pieces alone on a cell next to the queen.
+        let mut leaves = 0u32;
+        for &c in eq.neighbors() {
+            zone[c.index()] |= NEXT_TO_ENEMY_QUEEN;
+            if board.height(c) == 1 {
+                leaves |= 1 << (board.top_id(c) as u32 & 31);
+            }
+        }
+        let moves = moves.as_mut_slice();
+        let mut kept = 0;
+        for j in 0..moves.len() {
+            let m = moves[j];
+            if let Some(piece) = m.piece()
+                && leaves >> piece.id() & 1 == 0
+                && zone[m.to().index() & (CELLS - 1)] & NEXT_TO_ENEMY_QUEEN != 0
+            {
+                moves[kept] = m;
+                kept += 1;
+            }
+        }
+        for &c in eq.neighbors() {
+            zone[c.index()] = 0;
+        }
+        kept
     }
 
     /// Searches move `m` (the `i`-th tried here, with ordering score `order`) of the node at
@@ -831,31 +853,6 @@ fn pick(data: &mut PlyData, i: usize, n: usize) -> (Move, i32) {
     let index = MAX_MOVES - (key & 0xffff_ffff) as usize;
     let score = ((key >> 32) as i64 + i32::MIN as i64) as i32;
     (data.moves.as_slice()[index], score)
-}
-
-/// Bit `dr * 32 + dq` set when the offset `(dq, dr)` (each modulo the grid side) leads to a
-/// neighbouring cell.
-const NEIGHBOR_OFFSETS: [u64; 16] = {
-    let mut t = [0u64; 16];
-    let offsets = [(1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1)];
-    let mut i = 0;
-    while i < 6 {
-        let (dq, dr) = offsets[i];
-        let key = ((dr & 31) * 32 + (dq & 31)) as usize;
-        t[key / 64] |= 1 << (key % 64);
-        i += 1;
-    }
-    t
-};
-
-/// Whether two cells are neighbours, by table.
-#[inline(always)]
-fn adjacent(a: Cell, b: Cell) -> bool {
-    let (a, b) = (a.index(), b.index());
-    let dq = (a % SIDE).wrapping_sub(b % SIDE) & (SIDE - 1);
-    let dr = (a / SIDE).wrapping_sub(b / SIDE) & (SIDE - 1);
-    let key = dr * SIDE + dq;
-    NEIGHBOR_OFFSETS[key / 64] >> (key % 64) & 1 != 0
 }
 
 #[inline(always)]
