@@ -9,7 +9,7 @@ use crate::core::hex::CELLS;
 use crate::core::move_list::MAX_MOVES;
 use crate::core::piece::PIECE_COUNT;
 use crate::core::{Cell, Game, Move, MoveList, Piece};
-use crate::eval::{self, WIN, WIN_THRESHOLD};
+use crate::eval::{self, EvalWeights, PreparedWeights, WIN, WIN_THRESHOLD};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
@@ -184,6 +184,8 @@ pub struct Worker {
     /// Recent evaluations by position hash (the evaluation depends on nothing else): the leaves
     /// of one iteration come back as the shallow nodes of the next.
     eval_cache: Vec<(u64, i32)>,
+    /// The evaluation weights of the search, prepared for its game type.
+    weights: PreparedWeights,
     /// Marks around the queens while [`Worker::score_moves`] runs (all zero otherwise).
     zone: Box<[u8; CELLS]>,
 }
@@ -192,8 +194,8 @@ pub struct Worker {
 const EVAL_CACHE: usize = 1 << 15;
 
 impl Worker {
-    /// A worker with empty tables, searching `game`.
-    pub fn new(game: Game) -> Worker {
+    /// A worker with empty tables, searching `game` with the evaluation weights `weights`.
+    pub fn new(game: Game, weights: &EvalWeights) -> Worker {
         let mut reductions = Box::new([[0u16; 64]; 64]);
         for (d, row) in reductions.iter_mut().enumerate().skip(1) {
             for (i, r) in row.iter_mut().enumerate().skip(1) {
@@ -201,7 +203,6 @@ impl Worker {
             }
         }
         Worker {
-            game,
             nodes: 0,
             stack: (0..MAX_PLY)
                 .map(|_| {
@@ -219,7 +220,9 @@ impl Worker {
             reductions,
             main: false,
             eval_cache: vec![(0, 0); EVAL_CACHE],
+            weights: PreparedWeights::new(weights, game.game_type()),
             zone: Box::new([0; CELLS]),
+            game,
         }
     }
 
@@ -231,9 +234,15 @@ impl Worker {
         self.nodes = 0;
     }
 
-    /// Prepares for a new search from `game`: history is kept but halved, killers cleared.
-    pub fn prepare(&mut self, game: &Game) {
+    /// Prepares for a new search from `game` with the evaluation weights `weights`: history is
+    /// kept but halved, killers cleared; cached evaluations are kept unless the weights or the
+    /// game type (on which the evaluation depends) changed.
+    pub fn prepare(&mut self, game: &Game, weights: &EvalWeights) {
         self.game.clone_from(game);
+        if game.game_type() != self.weights.game_type() || weights != self.weights.weights() {
+            self.weights = PreparedWeights::new(weights, game.game_type());
+            self.eval_cache.fill((0, 0));
+        }
         self.killers.fill([Move::PASS; 2]);
         for h in self.history.iter_mut() {
             *h /= 2;
@@ -243,13 +252,13 @@ impl Worker {
 
     /// The static evaluation of the current position, through the cache.
     #[inline]
-    fn evaluate(&mut self, sh: &Shared) -> i32 {
+    fn evaluate(&mut self) -> i32 {
         let key = self.game.hash();
         let slot = &mut self.eval_cache[key as usize & (EVAL_CACHE - 1)];
         if slot.0 == key && key != 0 {
             return slot.1;
         }
-        let e = eval::evaluate(&self.game, &sh.params.weights);
+        let e = eval::evaluate_prepared(&self.game, &self.weights);
         *slot = (key, e);
         e
     }
@@ -366,7 +375,7 @@ impl Worker {
             && beta.abs() < WIN_THRESHOLD
             && self.game.queen_pressure(self.game.side_to_move()) < 4
         {
-            let e = self.evaluate(sh);
+            let e = self.evaluate();
             if prm.rfp_margin > 0 && e - prm.rfp_margin * depth >= beta {
                 return e;
             }
@@ -382,7 +391,7 @@ impl Worker {
         };
 
         let Some(mut data) = self.stack[ply].take() else {
-            return self.evaluate(sh);
+            return self.evaluate();
         };
         self.game.generate_moves(&mut data.moves);
         let n = data.moves.len();
@@ -477,7 +486,7 @@ impl Worker {
     /// the side to move may also try the moves that add pressure to the enemy queen, so that
     /// a win on the next move is not missed at the horizon.
     fn quiesce(&mut self, sh: &Shared, mut alpha: i32, beta: i32, ply: usize, qply: u32) -> i32 {
-        let stand = self.evaluate(sh);
+        let stand = self.evaluate();
         if !sh.params.quiescence || qply >= sh.params.quiescence_plies || ply >= MAX_PLY - 1 {
             return stand;
         }
