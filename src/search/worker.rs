@@ -441,7 +441,8 @@ impl Worker {
             }
             let (m, order) = pick(&mut data, i, n);
             if i > 0 && order < ORDER_TACTICAL && (futile || i >= late) && best > -WIN_THRESHOLD {
-                continue;
+                // Every later move comes with a lower ordering score, so it would be pruned too.
+                break;
             }
             let score = self.search_move(sh, m, order, i, depth, alpha, beta, ply, pv_node);
             if sh.aborted() {
