@@ -412,14 +412,13 @@ fn pieces_in_play(t: GameType) -> u32 {
 /// Ids of the top pieces of the cells around `cell`, as a mask.
 #[inline(always)]
 fn neighbour_tops(board: &Board, cell: Cell) -> u32 {
+    // An empty cell's id (`u8::MAX`) lands on bit 31, above every piece id, cleared at the end.
+    const _: () = assert!(PIECE_COUNT < 32);
     let mut a = 0;
     for &c in cell.neighbors() {
-        let t = board.top_id(c) as u32;
-        if t < PIECE_COUNT as u32 {
-            a |= 1 << t;
-        }
+        a |= 1 << (board.top_id(c) as u32 & 31);
     }
-    a
+    a & ((1 << PIECE_COUNT) - 1)
 }
 
 /// Stands for the occupancy of a piece on top of the hive in [`REACH`].
@@ -596,7 +595,8 @@ fn accumulate<A: Acc>(
         board.position(queen(Color::White)),
         board.position(queen(Color::Black)),
     ];
-    let around_queen = queen_cell.map(|q| q.map_or(0, |q| neighbour_tops(board, q)));
+    let tops_around = |q: Option<Cell>| q.map_or(0, |q| neighbour_tops(board, q));
+    let around_queen = [tops_around(queen_cell[0]), tops_around(queen_cell[1])];
     let in_hand_value = &values.in_hand;
     let pillbugs =
         ground & (bug_mask(Color::White, Bug::Pillbug) | bug_mask(Color::Black, Bug::Pillbug));
