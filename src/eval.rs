@@ -704,9 +704,11 @@ mod tests {
 
     #[test]
     fn prepared_weights_give_the_same_scores() {
-        let mut odd = EvalWeights::default();
-        odd.movable_opening = [3, 17, 5, 29, 1, 8, 13, 40];
-        odd.in_hand_endgame = [7, 2, 19, 11, 3, 23, 5, 31];
+        let odd = EvalWeights {
+            movable_opening: [3, 17, 5, 29, 1, 8, 13, 40],
+            in_hand_endgame: [7, 2, 19, 11, 3, 23, 5, 31],
+            ..EvalWeights::default()
+        };
         let mut compared = 0;
         for w in [EvalWeights::default(), odd] {
             for name in ["Base", "Base+M", "Base+L", "Base+P", "Base+MLP"] {
