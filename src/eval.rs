@@ -23,7 +23,7 @@ use crate::core::game::queen;
 use crate::core::hex::Cell;
 use crate::core::movegen::{DIRECTION_COUNT, neighbour_runs, slide_out_mask};
 use crate::core::piece::PIECE_COUNT;
-use crate::core::{Board, Bug, Color, Game, GameState, Piece};
+use crate::core::{Board, Bug, Color, Game, GameState, GameType, Piece};
 
 /// The score of a win found at the root; a win `p` plies from the root scores `WIN - p`, so that
 /// a faster win scores higher and a slower loss (`-(WIN - p)`) scores higher than a faster one.
@@ -193,7 +193,63 @@ pub fn evaluate(game: &Game, w: &EvalWeights) -> i32 {
         return s;
     }
     let mut acc = Sum([0; 2]);
-    accumulate(game, w, &mut acc);
+    let values = PhaseValues::new(w, phase(game));
+    accumulate(game, w, &values, pieces_in_play(game.game_type()), &mut acc);
+    let me = game.side_to_move() as usize;
+    (acc.0[me] - acc.0[1 - me]).clamp(-MAX_EVAL, MAX_EVAL)
+}
+
+/// [`EvalWeights`] prepared for the games of one type: the values that depend on the game phase
+/// are looked up by the number of pieces on the board instead of blended on every call.
+#[derive(Clone, Debug)]
+pub struct PreparedWeights {
+    weights: EvalWeights,
+    game_type: GameType,
+    /// Ids (within one colour's 14) of the pieces in play (see [`pieces_in_play`]).
+    in_play: u32,
+    /// By number of pieces on the board.
+    by_count: [PhaseValues; PIECE_COUNT + 1],
+}
+
+impl PreparedWeights {
+    /// `weights` prepared for games of type `game_type`.
+    pub fn new(weights: &EvalWeights, game_type: GameType) -> PreparedWeights {
+        let total = total_pieces(game_type);
+        PreparedWeights {
+            weights: weights.clone(),
+            game_type,
+            in_play: pieces_in_play(game_type),
+            by_count: std::array::from_fn(|n| {
+                PhaseValues::new(weights, (n as u32 * 256 / total) as i32)
+            }),
+        }
+    }
+
+    /// The weights.
+    pub fn weights(&self) -> &EvalWeights {
+        &self.weights
+    }
+
+    /// The game type prepared for.
+    pub fn game_type(&self) -> GameType {
+        self.game_type
+    }
+}
+
+/// [`evaluate`] with prepared weights: the same score, a little faster. A game of another type
+/// than the weights were prepared for is evaluated the slower way.
+#[inline]
+pub fn evaluate_prepared(game: &Game, w: &PreparedWeights) -> i32 {
+    if game.game_type() != w.game_type {
+        return evaluate(game, &w.weights);
+    }
+    if let Some(s) = final_score(game) {
+        return s;
+    }
+    let mut acc = Sum([0; 2]);
+    let count = game.board().on_board_mask().count_ones() as usize;
+    let values = &w.by_count[count.min(PIECE_COUNT)];
+    accumulate(game, &w.weights, values, w.in_play, &mut acc);
     let me = game.side_to_move() as usize;
     (acc.0[me] - acc.0[1 - me]).clamp(-MAX_EVAL, MAX_EVAL)
 }
@@ -201,7 +257,8 @@ pub fn evaluate(game: &Game, w: &EvalWeights) -> i32 {
 /// The evaluation of `game` term by term (see [`Breakdown`]).
 pub fn breakdown(game: &Game, w: &EvalWeights) -> Breakdown {
     let mut acc = ByTerm([[0; 2]; Term::ALL.len()]);
-    accumulate(game, w, &mut acc);
+    let values = PhaseValues::new(w, phase(game));
+    accumulate(game, w, &values, pieces_in_play(game.game_type()), &mut acc);
     let terms = Term::ALL
         .iter()
         .map(|&term| TermValue {
@@ -232,7 +289,7 @@ pub fn final_score(game: &Game) -> Option<i32> {
 
 /// Game phase from 0 (nothing placed) to 256 (every piece of the game type on the board).
 pub fn phase(game: &Game) -> i32 {
-    (game.board().on_board_mask().count_ones() * 256 / total_pieces(game)) as i32
+    (game.board().on_board_mask().count_ones() * 256 / total_pieces(game.game_type())) as i32
 }
 
 /// Where term values go: a plain sum for the search, or per term for [`breakdown`].
@@ -298,6 +355,29 @@ fn lerp(opening: i32, endgame: i32, phase: i32) -> i32 {
     (opening * (256 - phase) + endgame * phase) / 256
 }
 
+/// The weights that depend on the game phase, blended for one phase.
+#[derive(Clone, Debug)]
+struct PhaseValues {
+    /// [`EvalWeights::movable_opening`] to [`EvalWeights::movable_endgame`].
+    movable: [i32; 8],
+    /// [`EvalWeights::in_hand_opening`] to [`EvalWeights::in_hand_endgame`].
+    in_hand: [i32; 8],
+}
+
+impl PhaseValues {
+    #[inline(always)]
+    fn new(w: &EvalWeights, phase: i32) -> PhaseValues {
+        PhaseValues {
+            movable: std::array::from_fn(|b| {
+                lerp(w.movable_opening[b], w.movable_endgame[b], phase)
+            }),
+            in_hand: std::array::from_fn(|b| {
+                lerp(w.in_hand_opening[b], w.in_hand_endgame[b], phase)
+            }),
+        }
+    }
+}
+
 /// Ids of the pieces of one colour and bug, as a mask over piece ids.
 #[inline(always)]
 const fn bug_mask(color: Color, bug: Bug) -> u32 {
@@ -305,14 +385,12 @@ const fn bug_mask(color: Color, bug: Bug) -> u32 {
 }
 
 /// Number of pieces in a game of this type (both colours).
-fn total_pieces(game: &Game) -> u32 {
-    let t = game.game_type();
+fn total_pieces(t: GameType) -> u32 {
     22 + 2 * (t.has(Bug::Mosquito) as u32 + t.has(Bug::Ladybug) as u32 + t.has(Bug::Pillbug) as u32)
 }
 
 /// Ids (within one colour's 14) of the pieces that take part in a game of this type.
-fn pieces_in_play(game: &Game) -> u32 {
-    let t = game.game_type();
+fn pieces_in_play(t: GameType) -> u32 {
     let base = (1 << Bug::Mosquito.first_index()) - 1;
     base | ((t.has(Bug::Mosquito) as u32) << Bug::Mosquito.first_index())
         | ((t.has(Bug::Ladybug) as u32) << Bug::Ladybug.first_index())
@@ -322,14 +400,13 @@ fn pieces_in_play(game: &Game) -> u32 {
 /// Ids of the top pieces of the cells around `cell`, as a mask.
 #[inline(always)]
 fn neighbour_tops(board: &Board, cell: Cell) -> u32 {
+    // An empty cell's id (`u8::MAX`) lands on bit 31, above every piece id, cleared at the end.
+    const _: () = assert!(PIECE_COUNT < 32);
     let mut a = 0;
     for &c in cell.neighbors() {
-        let t = board.top_id(c) as u32;
-        if t < PIECE_COUNT as u32 {
-            a |= 1 << t;
-        }
+        a |= 1 << (board.top_id(c) as u32 & 31);
     }
-    a
+    a & ((1 << PIECE_COUNT) - 1)
 }
 
 /// Stands for the occupancy of a piece on top of the hive in [`REACH`].
@@ -439,10 +516,18 @@ fn scan(board: &Board) -> Scan {
     s
 }
 
-fn accumulate<A: Acc>(game: &Game, w: &EvalWeights, acc: &mut A) {
+/// The terms of the evaluation, with the phase-dependent weights `values` and the pieces in play
+/// `in_play` (see [`pieces_in_play`]) of this position.
+#[inline(always)]
+fn accumulate<A: Acc>(
+    game: &Game,
+    w: &EvalWeights,
+    values: &PhaseValues,
+    in_play: u32,
+    acc: &mut A,
+) {
     let board = game.board();
     let on_board = board.on_board_mask();
-    let ph = phase(game);
 
     let Scan {
         occ,
@@ -467,8 +552,7 @@ fn accumulate<A: Acc>(game: &Game, w: &EvalWeights, acc: &mut A) {
 
     // Mobility and reach of the free top pieces whose owner has placed the queen; covered and
     // pinned pieces.
-    let movable_value: [i32; 8] =
-        std::array::from_fn(|b| lerp(w.movable_opening[b], w.movable_endgame[b], ph));
+    let movable_value = &values.movable;
     let mut movable = 0u32;
     for color in [Color::White, Color::Black] {
         let mine = board.color_mask(color);
@@ -512,10 +596,9 @@ fn accumulate<A: Acc>(game: &Game, w: &EvalWeights, acc: &mut A) {
         board.position(queen(Color::White)),
         board.position(queen(Color::Black)),
     ];
-    let around_queen = queen_cell.map(|q| q.map_or(0, |q| neighbour_tops(board, q)));
-    let in_hand_value: [i32; 8] =
-        std::array::from_fn(|b| lerp(w.in_hand_opening[b], w.in_hand_endgame[b], ph));
-    let in_play = pieces_in_play(game);
+    let tops_around = |q: Option<Cell>| q.map_or(0, |q| neighbour_tops(board, q));
+    let around_queen = [tops_around(queen_cell[0]), tops_around(queen_cell[1])];
+    let in_hand_value = &values.in_hand;
     let pillbugs =
         ground & (bug_mask(Color::White, Bug::Pillbug) | bug_mask(Color::Black, Bug::Pillbug));
     for color in [Color::White, Color::Black] {
@@ -618,6 +701,40 @@ mod tests {
         let sum: i32 = b.terms.iter().map(|t| t.white - t.black).sum();
         assert_eq!(b.total, sum);
         assert_eq!(b.total, evaluate(&g, &w));
+    }
+
+    #[test]
+    fn prepared_weights_give_the_same_scores() {
+        let odd = EvalWeights {
+            movable_opening: [3, 17, 5, 29, 1, 8, 13, 40],
+            in_hand_endgame: [7, 2, 19, 11, 3, 23, 5, 31],
+            ..EvalWeights::default()
+        };
+        let mut compared = 0;
+        for w in [EvalWeights::default(), odd] {
+            for name in ["Base", "Base+M", "Base+L", "Base+P", "Base+MLP"] {
+                let t = GameType::parse(name).expect("valid game type");
+                let prepared = PreparedWeights::new(&w, t);
+                // Prepared for another type: the slow way, same scores.
+                let other = PreparedWeights::new(&w, GameType::BASE);
+                let mut g = Game::new(t);
+                let mut seed = 0x9e37_79b9_u64;
+                for _ in 0..120 {
+                    assert_eq!(evaluate_prepared(&g, &prepared), evaluate(&g, &w));
+                    assert_eq!(evaluate_prepared(&g, &other), evaluate(&g, &w));
+                    compared += 1;
+                    if g.state().is_over() {
+                        break;
+                    }
+                    let moves = g.legal_moves();
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    g.play_unchecked(moves[(seed >> 33) as usize % moves.len()]);
+                }
+            }
+        }
+        assert!(compared > 500, "{compared}");
     }
 
     #[test]

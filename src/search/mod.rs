@@ -298,11 +298,12 @@ impl Engine {
         // The main worker, plus one helper per pool thread in a parallel search.
         let count = if threads > 1 { threads + 1 } else { 1 };
         while self.workers.len() < count {
-            self.workers.push(Mutex::new(Worker::new(game.clone())));
+            self.workers
+                .push(Mutex::new(Worker::new(game.clone(), &self.params.weights)));
         }
         for (i, w) in self.workers[..count].iter().enumerate() {
             let mut w = lock(w);
-            w.prepare(game);
+            w.prepare(game, &self.params.weights);
             w.main = i == 0 && threads > 1;
         }
 

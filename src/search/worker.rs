@@ -5,10 +5,11 @@ use super::SearchParams;
 use super::time::{CHECK_INTERVAL, TimeManager};
 use super::tt::{Bound, TranspositionTable};
 use crate::core::game::queen;
-use crate::core::hex::{CELLS, SIDE};
+use crate::core::hex::CELLS;
 use crate::core::move_list::MAX_MOVES;
+use crate::core::piece::PIECE_COUNT;
 use crate::core::{Cell, Game, Move, MoveList, Piece};
-use crate::eval::{self, WIN, WIN_THRESHOLD};
+use crate::eval::{self, EvalWeights, PreparedWeights, WIN, WIN_THRESHOLD};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
@@ -145,6 +146,8 @@ struct PlyData {
     moves: MoveList,
     /// Sort keys: ordering score in the high half, `MAX_MOVES - index` in the low half.
     keys: [u64; MAX_MOVES],
+    /// How many keys at the front are known to be the best ones in order.
+    ready: usize,
 }
 
 /// Scores of the ordering classes (higher is tried first). History scores stay within
@@ -169,7 +172,7 @@ pub struct Worker {
     stack: Vec<Option<Box<PlyData>>>,
     killers: Box<[[Move; 2]; MAX_PLY]>,
     /// History by piece kind (colour and bug) and destination.
-    history: Vec<i16>,
+    history: Box<[i16; HISTORY_LEN]>,
     /// Triangular principal-variation table.
     pv: Box<[[Move; MAX_PLY]; MAX_PLY]>,
     pv_len: [usize; MAX_PLY],
@@ -181,14 +184,18 @@ pub struct Worker {
     /// Recent evaluations by position hash (the evaluation depends on nothing else): the leaves
     /// of one iteration come back as the shallow nodes of the next.
     eval_cache: Vec<(u64, i32)>,
+    /// The evaluation weights of the search, prepared for its game type.
+    weights: PreparedWeights,
+    /// Marks around the queens while [`Worker::score_moves`] runs (all zero otherwise).
+    zone: Box<[u8; CELLS]>,
 }
 
 /// Entries of the evaluation cache (a power of two).
 const EVAL_CACHE: usize = 1 << 15;
 
 impl Worker {
-    /// A worker with empty tables, searching `game`.
-    pub fn new(game: Game) -> Worker {
+    /// A worker with empty tables, searching `game` with the evaluation weights `weights`.
+    pub fn new(game: Game, weights: &EvalWeights) -> Worker {
         let mut reductions = Box::new([[0u16; 64]; 64]);
         for (d, row) in reductions.iter_mut().enumerate().skip(1) {
             for (i, r) in row.iter_mut().enumerate().skip(1) {
@@ -196,23 +203,26 @@ impl Worker {
             }
         }
         Worker {
-            game,
             nodes: 0,
             stack: (0..MAX_PLY)
                 .map(|_| {
                     Some(Box::new(PlyData {
                         moves: MoveList::new(),
                         keys: [0; MAX_MOVES],
+                        ready: 0,
                     }))
                 })
                 .collect(),
             killers: Box::new([[Move::PASS; 2]; MAX_PLY]),
-            history: vec![0; 16 * CELLS],
+            history: Box::new([0; HISTORY_LEN]),
             pv: Box::new([[Move::PASS; MAX_PLY]; MAX_PLY]),
             pv_len: [0; MAX_PLY],
             reductions,
             main: false,
             eval_cache: vec![(0, 0); EVAL_CACHE],
+            weights: PreparedWeights::new(weights, game.game_type()),
+            zone: Box::new([0; CELLS]),
+            game,
         }
     }
 
@@ -224,11 +234,17 @@ impl Worker {
         self.nodes = 0;
     }
 
-    /// Prepares for a new search from `game`: history is kept but halved, killers cleared.
-    pub fn prepare(&mut self, game: &Game) {
+    /// Prepares for a new search from `game` with the evaluation weights `weights`: history is
+    /// kept but halved, killers cleared; cached evaluations are kept unless the weights or the
+    /// game type (on which the evaluation depends) changed.
+    pub fn prepare(&mut self, game: &Game, weights: &EvalWeights) {
         self.game.clone_from(game);
+        if game.game_type() != self.weights.game_type() || weights != self.weights.weights() {
+            self.weights = PreparedWeights::new(weights, game.game_type());
+            self.eval_cache.fill((0, 0));
+        }
         self.killers.fill([Move::PASS; 2]);
-        for h in &mut self.history {
+        for h in self.history.iter_mut() {
             *h /= 2;
         }
         self.nodes = 0;
@@ -236,13 +252,13 @@ impl Worker {
 
     /// The static evaluation of the current position, through the cache.
     #[inline]
-    fn evaluate(&mut self, sh: &Shared) -> i32 {
+    fn evaluate(&mut self) -> i32 {
         let key = self.game.hash();
         let slot = &mut self.eval_cache[key as usize & (EVAL_CACHE - 1)];
         if slot.0 == key && key != 0 {
             return slot.1;
         }
-        let e = eval::evaluate(&self.game, &sh.params.weights);
+        let e = eval::evaluate_prepared(&self.game, &self.weights);
         *slot = (key, e);
         e
     }
@@ -359,7 +375,7 @@ impl Worker {
             && beta.abs() < WIN_THRESHOLD
             && self.game.queen_pressure(self.game.side_to_move()) < 4
         {
-            let e = self.evaluate(sh);
+            let e = self.evaluate();
             if prm.rfp_margin > 0 && e - prm.rfp_margin * depth >= beta {
                 return e;
             }
@@ -375,7 +391,7 @@ impl Worker {
         };
 
         let Some(mut data) = self.stack[ply].take() else {
-            return self.evaluate(sh);
+            return self.evaluate();
         };
         self.game.generate_moves(&mut data.moves);
         let n = data.moves.len();
@@ -389,6 +405,7 @@ impl Worker {
             data.keys[0] = key_of(ORDER_TT, 0);
             first = 1;
         }
+        data.ready = first;
 
         let alpha0 = alpha;
         let mut best = -INF;
@@ -424,7 +441,8 @@ impl Worker {
             }
             let (m, order) = pick(&mut data, i, n);
             if i > 0 && order < ORDER_TACTICAL && (futile || i >= late) && best > -WIN_THRESHOLD {
-                continue;
+                // Every later move comes with a lower ordering score, so it would be pruned too.
+                break;
             }
             let score = self.search_move(sh, m, order, i, depth, alpha, beta, ply, pv_node);
             if sh.aborted() {
@@ -469,7 +487,7 @@ impl Worker {
     /// the side to move may also try the moves that add pressure to the enemy queen, so that
     /// a win on the next move is not missed at the horizon.
     fn quiesce(&mut self, sh: &Shared, mut alpha: i32, beta: i32, ply: usize, qply: u32) -> i32 {
-        let stand = self.evaluate(sh);
+        let stand = self.evaluate();
         if !sh.params.quiescence || qply >= sh.params.quiescence_plies || ply >= MAX_PLY - 1 {
             return stand;
         }
@@ -488,20 +506,10 @@ impl Worker {
             return stand;
         };
         self.game.generate_moves(&mut data.moves);
+        let kept = self.keep_queen_attacks(&mut data.moves, eq);
         let mut best = stand;
-        for i in 0..data.moves.len() {
+        for i in 0..kept {
             let m = data.moves.as_slice()[i];
-            let Some(piece) = m.piece() else {
-                continue;
-            };
-            // Only moves that fill a cell next to the queen.
-            let board = self.game.board();
-            let leaves = board
-                .position(piece)
-                .is_some_and(|f| board.height(f) == 1 && adjacent(f, eq));
-            if leaves || !adjacent(m.to(), eq) {
-                continue;
-            }
             self.game.play_unchecked(m);
             self.count_node(sh);
             let score = match self.terminal(ply + 1) {
@@ -524,6 +532,38 @@ impl Worker {
         }
         self.stack[ply] = Some(data);
         best
+    }
+
+    /// Keeps, at the front of `moves` and in their order, only the moves that fill a cell next
+    /// to the queen on `eq` (ending next to it without leaving a cell next to it empty);
+    /// returns how many.
+    fn keep_queen_attacks(&mut self, moves: &mut MoveList, eq: Cell) -> usize {
+        let board = self.game.board();
+        let zone = &mut self.zone;
+        // Pieces alone on a cell next to the queen.
+        let mut leaves = 0u32;
+        for &c in eq.neighbors() {
+            zone[c.index()] |= NEXT_TO_ENEMY_QUEEN;
+            if board.height(c) == 1 {
+                leaves |= 1 << (board.top_id(c) as u32 & 31);
+            }
+        }
+        let moves = moves.as_mut_slice();
+        let mut kept = 0;
+        for j in 0..moves.len() {
+            let m = moves[j];
+            if let Some(piece) = m.piece()
+                && leaves >> piece.id() & 1 == 0
+                && zone[m.to().index() & (CELLS - 1)] & NEXT_TO_ENEMY_QUEEN != 0
+            {
+                moves[kept] = m;
+                kept += 1;
+            }
+        }
+        for &c in eq.neighbors() {
+            zone[c.index()] = 0;
+        }
+        kept
     }
 
     /// Searches move `m` (the `i`-th tried here, with ordering score `order`) of the node at
@@ -604,12 +644,12 @@ impl Worker {
             k[0] = m;
         }
         let bonus = (depth * depth).min(400);
-        update_history(&mut self.history, m, bonus);
+        update_history(&mut self.history[..], m, bonus);
         for j in 0..i {
             let other =
                 data.moves.as_slice()[(MAX_MOVES as u64 - (data.keys[j] & 0xffff_ffff)) as usize];
             if other != m && !other.is_pass() {
-                update_history(&mut self.history, other, -bonus);
+                update_history(&mut self.history[..], other, -bonus);
             }
         }
     }
@@ -640,54 +680,156 @@ impl Worker {
     }
 
     /// Fills the ordering keys of `data.moves[from..]`.
-    fn score_moves(&self, data: &mut PlyData, from: usize, ply: usize) {
+    ///
+    /// Per move this is a few table lookups: the cells on and around both queens and the
+    /// destinations of the killers are marked in `self.zone` for the duration of the call, the
+    /// pieces whose leaving empties a cell next to either queen are flagged once, and the
+    /// bonuses come from [`BONUS`].
+    fn score_moves(&mut self, data: &mut PlyData, from: usize, ply: usize) {
         let me = self.game.side_to_move();
         let board = self.game.board();
         let enemy_q = board.position(queen(me.opponent()));
-        let my_queen = queen(me);
-        let my_q = board.position(my_queen);
-        let killers = self.killers[ply];
-        for (i, &m) in data.moves.as_slice().iter().enumerate().skip(from) {
-            let score = if let Some(piece) = m.piece() {
-                let to = m.to();
-                let from = board.position(piece);
-                // A piece leaving a cell empties it unless it was on top of a stack.
-                let leaves = |c: Cell| from.is_some_and(|f| board.height(f) == 1 && adjacent(f, c));
-                let mut s = self.history[history_index(piece, to)] as i32;
-                if let Some(eq) = enemy_q {
-                    if to == eq {
-                        s += ORDER_ON_QUEEN;
-                    } else if adjacent(to, eq) {
-                        if !leaves(eq) {
-                            s += ORDER_PRESSURE;
-                        }
-                    } else if leaves(eq) {
-                        s += ORDER_LOOSEN;
-                    }
+        let my_q = board.position(queen(me));
+        let zone = &mut self.zone;
+        // Per piece id: bits 3 to 5 of the index into `BONUS`.
+        let mut flags = [0u8; 32];
+        if let Some(q) = enemy_q {
+            zone[q.index()] |= ON_ENEMY_QUEEN;
+            for &c in q.neighbors() {
+                zone[c.index()] |= NEXT_TO_ENEMY_QUEEN;
+                if board.height(c) == 1 {
+                    flags[board.top_id(c) as usize & 31] |= LEAVES_ENEMY_QUEEN;
                 }
+            }
+        }
+        if let Some(q) = my_q {
+            for &c in q.neighbors() {
+                zone[c.index()] |= NEXT_TO_OWN_QUEEN;
+                if board.height(c) == 1 {
+                    flags[board.top_id(c) as usize & 31] |= LEAVES_OWN_QUEEN;
+                }
+            }
+        }
+        // The own queen gets no bonus or penalty for its own neighbourhood.
+        flags[queen(me).id()] |= IS_OWN_QUEEN;
+        let killers = self.killers[ply];
+        for k in killers {
+            if !k.is_pass() {
+                zone[k.to().index()] |= KILLER_TARGET;
+            }
+        }
+        let n = data.moves.len();
+        let moves = &data.moves.as_slice()[from..n];
+        let keys = &mut data.keys[from..n];
+        // The best key, to be put in front (saving [`pick`] a pass).
+        let (mut best, mut top) = (0, 0);
+        for i in 0..moves.len().min(keys.len()) {
+            let m = moves[i];
+            let score = if let Some(piece) = m.piece() {
+                let (id, to) = (piece.id(), m.to().index());
+                let z = zone[to & (CELLS - 1)];
+                let (enemy_bonus, own_bonus) = BONUS[(z & 7 | flags[id]) as usize & 63];
+                let row = HISTORY_ROW[id] as usize;
+                let mut s = self.history[(row + to) & (HISTORY_LEN - 1)] as i32 + enemy_bonus;
                 if s < ORDER_TACTICAL {
-                    if killers[0] == m {
+                    if z & KILLER_TARGET != 0 && killers[0] == m {
                         s = s.max(ORDER_KILLER[0]);
-                    } else if killers[1] == m {
+                    } else if z & KILLER_TARGET != 0 && killers[1] == m {
                         s = s.max(ORDER_KILLER[1]);
-                    } else if let Some(mq) = my_q
-                        && piece != my_queen
-                    {
-                        if leaves(mq) && !adjacent(to, mq) {
-                            s += ORDER_RELIEF;
-                        } else if adjacent(to, mq) && !leaves(mq) {
-                            s += ORDER_SELF_PRESSURE;
-                        }
+                    } else {
+                        s += own_bonus;
                     }
                 }
                 s
             } else {
                 0
             };
-            data.keys[i] = key_of(score, i);
+            let key = key_of(score, from + i);
+            keys[i] = key;
+            if key > top {
+                (best, top) = (i, key);
+            }
+        }
+        if !keys.is_empty() {
+            keys[best] = keys[0];
+            keys[0] = top;
+            data.ready = from + 1;
+        }
+        for q in [enemy_q, my_q].into_iter().flatten() {
+            zone[q.index()] = 0;
+            for &c in q.neighbors() {
+                zone[c.index()] = 0;
+            }
+        }
+        for k in killers {
+            zone[k.to().index()] = 0;
         }
     }
 }
+
+/// Marks of [`Worker::zone`]: the enemy queen's cell, its neighbours, the own queen's
+/// neighbours.
+const ON_ENEMY_QUEEN: u8 = 1;
+const NEXT_TO_ENEMY_QUEEN: u8 = 2;
+const NEXT_TO_OWN_QUEEN: u8 = 4;
+/// A [`Worker::zone`] mark: the destination of a killer move.
+const KILLER_TARGET: u8 = 64;
+/// Bits of a piece in the index into [`BONUS`].
+const LEAVES_ENEMY_QUEEN: u8 = 8;
+const LEAVES_OWN_QUEEN: u8 = 16;
+const IS_OWN_QUEEN: u8 = 32;
+
+/// Ordering bonuses (for the enemy queen, for the own queen) by the [`Worker::zone`] marks of
+/// the destination (bits 0 to 2), whether the piece leaves a cell next to the enemy queen
+/// (bit 3) or next to its own queen (bit 4), and whether it is the own queen (bit 5).
+const BONUS: [(i32, i32); 64] = {
+    let mut t = [(0, 0); 64];
+    let mut i = 0;
+    while i < 64 {
+        let on_eq = i & 1 != 0;
+        let near_eq = i & 2 != 0;
+        let near_mq = i & 4 != 0;
+        let leaves_eq = i & 8 != 0;
+        let leaves_mq = i & 16 != 0;
+        let is_my_queen = i & 32 != 0;
+        t[i].0 = if on_eq {
+            ORDER_ON_QUEEN
+        } else if near_eq {
+            if leaves_eq { 0 } else { ORDER_PRESSURE }
+        } else if leaves_eq {
+            ORDER_LOOSEN
+        } else {
+            0
+        };
+        t[i].1 = if is_my_queen {
+            0
+        } else if leaves_mq && !near_mq {
+            ORDER_RELIEF
+        } else if near_mq && !leaves_mq {
+            ORDER_SELF_PRESSURE
+        } else {
+            0
+        };
+        i += 1;
+    }
+    t
+};
+
+/// Entries of the history table (a power of two).
+const HISTORY_LEN: usize = 16 * CELLS;
+
+/// Start of each piece's row in the history table (by colour and bug, see [`history_index`]).
+const HISTORY_ROW: [u32; PIECE_COUNT] = {
+    let mut t = [0; PIECE_COUNT];
+    let mut id = 0;
+    while id < PIECE_COUNT {
+        if let Some(p) = Piece::from_id(id) {
+            t[id] = ((p.color() as usize * 8 + p.bug() as usize) * CELLS) as u32;
+        }
+        id += 1;
+    }
+    t
+};
 
 /// The sort key of move `index` with ordering score `score`.
 #[inline(always)]
@@ -695,52 +837,32 @@ fn key_of(score: i32, index: usize) -> u64 {
     ((score as i64 - i32::MIN as i64) as u64) << 32 | (MAX_MOVES - index) as u64
 }
 
-/// Puts the `i`-th best move at position `i` and returns it with its ordering score. The first
-/// few are selected one by one (a cutoff usually comes early, and late-move pruning stops
-/// shallow nodes after a few quiet moves); after that the rest is sorted.
+/// Puts the `i`-th best move at position `i` (the moves before it in place) and returns it with
+/// its ordering score. The first few are selected one by one (a cutoff usually comes early, and
+/// late-move pruning stops shallow nodes after a few quiet moves); after that the rest is
+/// sorted.
 #[inline]
 fn pick(data: &mut PlyData, i: usize, n: usize) -> (Move, i32) {
     const SELECT: usize = 8;
-    if i < SELECT {
-        let mut best = i;
-        for j in i + 1..n {
-            if data.keys[j] > data.keys[best] {
-                best = j;
+    let keys = &mut data.keys[..n];
+    if i < data.ready {
+        // Already in place.
+    } else if i < SELECT {
+        let (mut best, mut top) = (i, keys[i]);
+        for (j, &k) in keys[i + 1..].iter().enumerate() {
+            if k > top {
+                (best, top) = (i + 1 + j, k);
             }
         }
-        data.keys.swap(i, best);
+        keys[best] = keys[i];
+        keys[i] = top;
     } else if i == SELECT {
-        data.keys[i..n].sort_unstable_by(|a, b| b.cmp(a));
+        keys[i..].sort_unstable_by(|a, b| b.cmp(a));
     }
-    let key = data.keys[i];
+    let key = keys[i];
     let index = MAX_MOVES - (key & 0xffff_ffff) as usize;
     let score = ((key >> 32) as i64 + i32::MIN as i64) as i32;
     (data.moves.as_slice()[index], score)
-}
-
-/// Bit `dr * 32 + dq` set when the offset `(dq, dr)` (each modulo the grid side) leads to a
-/// neighbouring cell.
-const NEIGHBOR_OFFSETS: [u64; 16] = {
-    let mut t = [0u64; 16];
-    let offsets = [(1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1)];
-    let mut i = 0;
-    while i < 6 {
-        let (dq, dr) = offsets[i];
-        let key = ((dr & 31) * 32 + (dq & 31)) as usize;
-        t[key / 64] |= 1 << (key % 64);
-        i += 1;
-    }
-    t
-};
-
-/// Whether two cells are neighbours, by table.
-#[inline(always)]
-fn adjacent(a: Cell, b: Cell) -> bool {
-    let (a, b) = (a.index(), b.index());
-    let dq = (a % SIDE).wrapping_sub(b % SIDE) & (SIDE - 1);
-    let dr = (a / SIDE).wrapping_sub(b / SIDE) & (SIDE - 1);
-    let key = dr * SIDE + dq;
-    NEIGHBOR_OFFSETS[key / 64] >> (key % 64) & 1 != 0
 }
 
 #[inline(always)]
