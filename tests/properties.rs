@@ -86,6 +86,34 @@ fn check_and_step(game: &mut Game, rng: &mut StdRng, list: &mut MoveList) -> boo
     if list.contains(&Move::PASS) {
         assert_eq!(list.len(), 1, "pass offered with other moves");
     }
+    // The moves ending next to a cell (each queen's, and one next to a piece) are those of the
+    // full list, in the same order.
+    let centres = [Color::White, Color::Black]
+        .map(|c| game.board().position(Piece::new(c, Bug::Queen, 1).unwrap()));
+    let beside = game
+        .board()
+        .position(
+            list[0]
+                .piece()
+                .unwrap_or(Piece::new(Color::White, Bug::Ant, 1).unwrap()),
+        )
+        .map(|c| c.neighbor(Direction::East));
+    let full = list.clone();
+    for centre in centres.into_iter().chain([beside]).flatten() {
+        let expected: Vec<Move> = full
+            .iter()
+            .copied()
+            .filter(|m| !m.is_pass() && m.to().distance(centre) == 1)
+            .collect();
+        let mut near = MoveList::new();
+        game.generate_moves_next_to(centre, &mut near);
+        assert_eq!(
+            near.to_vec(),
+            expected,
+            "next to {centre:?} in {}",
+            game_string(game)
+        );
+    }
     for &m in list.iter() {
         // Notation round trip: print, parse back, same move.
         let text = format_move(game, m);

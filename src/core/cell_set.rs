@@ -19,6 +19,12 @@ impl CellSet {
         CellSet([0; CELLS / 64])
     }
 
+    /// Whether `c` is in the set.
+    #[inline(always)]
+    pub fn contains(&self, c: Cell) -> bool {
+        self.0[c.index() / 64] >> (c.index() % 64) & 1 != 0
+    }
+
     /// Adds `c`; returns whether it was new.
     #[inline(always)]
     pub fn insert(&mut self, c: Cell) -> bool {

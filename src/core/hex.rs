@@ -100,6 +100,16 @@ impl Cell {
         &NEIGHBORS[self.index()]
     }
 
+    /// The number of steps between two cells of one hive (0 for the same cell, 1 for
+    /// neighbours).
+    #[inline]
+    pub fn distance(self, other: Cell) -> u32 {
+        let (dq, dr) = self.relative_to(other);
+        dq.unsigned_abs()
+            .max(dr.unsigned_abs())
+            .max((dq + dr).unsigned_abs())
+    }
+
     /// The direction from `self` to a neighbouring cell, or `None` when not adjacent.
     pub fn direction_to(self, other: Cell) -> Option<Direction> {
         Direction::ALL

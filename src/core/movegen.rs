@@ -146,6 +146,67 @@ pub(crate) trait MoveSink {
     );
     /// Whether nothing has been taken.
     fn is_empty(&self) -> bool;
+    /// Whether a piece on `from` that moves at most `steps` cells may have a move the sink
+    /// takes (false lets generation skip the piece).
+    #[inline(always)]
+    fn may_reach(&self, _from: Cell, _steps: u32) -> bool {
+        true
+    }
+}
+
+/// How many cells a ground piece of each bug can end up from where it starts (a Grasshopper,
+/// Ant or Mosquito: any number).
+const MOST_STEPS: [u32; 8] = {
+    let mut t = [u32::MAX; 8];
+    t[Bug::Queen as usize] = 1;
+    t[Bug::Beetle as usize] = 1;
+    t[Bug::Pillbug as usize] = 1;
+    t[Bug::Spider as usize] = 3;
+    t[Bug::Ladybug as usize] = 3;
+    t
+};
+
+/// A list that takes only moves ending next to `centre` (and no pass).
+struct NextTo<'a> {
+    centre: Cell,
+    /// The neighbours of `centre`.
+    ring: CellSet,
+    list: &'a mut MoveList,
+}
+
+impl MoveSink for NextTo<'_> {
+    #[inline(always)]
+    fn push(&mut self, m: Move) {
+        if !m.is_pass() && self.ring.contains(m.to()) {
+            self.list.push(m);
+        }
+    }
+    #[inline(always)]
+    fn push_placements(&mut self, pieces: u32, count: usize, cell: Cell) {
+        if self.ring.contains(cell) {
+            self.list.push_placements(pieces, count, cell);
+        }
+    }
+    #[inline(always)]
+    fn push_directions(
+        &mut self,
+        pieces: u32,
+        count: usize,
+        dirs: u32,
+        dest: impl Fn(usize) -> Cell,
+    ) {
+        for k in directions(dirs) {
+            self.push_placements(pieces, count, dest(k));
+        }
+    }
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+    #[inline(always)]
+    fn may_reach(&self, from: Cell, steps: u32) -> bool {
+        from.distance(self.centre) <= steps.saturating_add(1)
+    }
 }
 
 /// Number of set bits of each six-bit mask (a table: the default x86-64 target has no popcount
@@ -257,6 +318,30 @@ impl Game {
         let mut count = MoveCount(0);
         self.generate_into(&mut count);
         count.0
+    }
+
+    /// The legal moves of the side to move that end on a neighbour of `centre` (none for a
+    /// finished game, and never a pass), in the order [`Game::generate_moves`] lists them.
+    /// Cheaper than generating every move and filtering: pieces too far away are skipped.
+    pub fn generate_moves_next_to(&mut self, centre: Cell, out: &mut MoveList) {
+        out.clear();
+        if self.state().is_over() {
+            return;
+        }
+        let me = self.side_to_move();
+        let mut ring = CellSet::new();
+        for &c in centre.neighbors() {
+            ring.insert(c);
+        }
+        let mut near = NextTo {
+            centre,
+            ring,
+            list: out,
+        };
+        self.generate_placements(me, &mut near);
+        if self.queen_placed(me) {
+            self.generate_movements(me, &mut near);
+        }
     }
 
     fn generate_into<S: MoveSink>(&mut self, out: &mut S) {
@@ -372,10 +457,15 @@ impl Game {
             let at = self.board.position(piece).unwrap_or_else(|| unreachable!());
             let height = self.board.height(at);
             let elevated = height > 1;
-            if !elevated && self.is_pinned_at(at, id) {
+            let bug = piece.bug();
+            let steps = if elevated {
+                1
+            } else {
+                MOST_STEPS[bug as usize]
+            };
+            if !out.may_reach(at, steps) || (!elevated && self.is_pinned_at(at, id)) {
                 continue;
             }
-            let bug = piece.bug();
             let one_step = elevated || matches!(bug, Bug::Queen | Bug::Pillbug | Bug::Beetle);
             let thrown = throws.iter().any(|&(t, _)| t as usize == id);
             if (one_step || bug == Bug::Grasshopper) && !thrown {

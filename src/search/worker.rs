@@ -505,7 +505,7 @@ impl Worker {
         let Some(mut data) = self.stack[ply].take() else {
             return stand;
         };
-        self.game.generate_moves(&mut data.moves);
+        self.game.generate_moves_next_to(eq, &mut data.moves);
         let kept = self.keep_queen_attacks(&mut data.moves, eq);
         let mut best = stand;
         for i in 0..kept {
