@@ -4,7 +4,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use std::io::Write;
 use std::sync::atomic::AtomicBool;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use waggle::core::perft::{perft, perft_divide};
 use waggle::notation::{format_move, parse_game_string};
 use waggle::search::{Engine, EngineOptions, Limits};
@@ -48,7 +48,8 @@ enum Command {
         threads: usize,
     },
     /// Searches fixed positions to a fixed depth: one line per position, then
-    /// `nodes=N time_ms=T nps=R`. With one thread the node count is the search's signature.
+    /// `nodes=N time_ms=T nps=R` (the time spent searching, without clearing the tables
+    /// between positions). With one thread the node count is the search's signature.
     Bench {
         /// Search depth in plies.
         #[arg(long, default_value_t = BENCH_DEPTH)]
@@ -110,7 +111,11 @@ fn run_perft(game: &str, depth: u32, divide: bool, threads: usize) -> Result<()>
                 .map(|&(_, n)| n)
                 .sum()
         };
-        writeln!(out, "depth={d} nodes={nodes} {}", rate(nodes, start))?;
+        writeln!(
+            out,
+            "depth={d} nodes={nodes} {}",
+            rate(nodes, start.elapsed())
+        )?;
         out.flush()?;
     }
     Ok(())
@@ -129,7 +134,7 @@ fn run_bench(depth: u32, threads: usize, hash_mb: usize) -> Result<()> {
     };
     let mut out = std::io::stdout().lock();
     let mut total_nodes = 0;
-    let start = Instant::now();
+    let mut searching = Duration::ZERO;
     let positions = BENCH_POSITIONS
         .lines()
         .map(str::trim)
@@ -146,24 +151,26 @@ fn run_bench(depth: u32, threads: usize, hash_mb: usize) -> Result<()> {
             nodes = info.nodes;
             score = info.score;
         });
+        let elapsed = t.elapsed();
+        searching += elapsed;
         total_nodes += nodes;
         writeln!(
             out,
             "position {:2} {:<9} nodes={nodes:>10} time_ms={:>6} score={score:>6} best={}",
             i + 1,
             game.game_type().to_string(),
-            t.elapsed().as_millis(),
+            elapsed.as_millis(),
             format_move(&game, best)
         )?;
         out.flush()?;
     }
-    writeln!(out, "nodes={total_nodes} {}", rate(total_nodes, start))?;
+    writeln!(out, "nodes={total_nodes} {}", rate(total_nodes, searching))?;
     Ok(())
 }
 
-/// `time_ms=<elapsed> nps=<nodes per second>` for `nodes` counted since `start`.
-fn rate(nodes: u64, start: Instant) -> String {
-    let secs = start.elapsed().as_secs_f64();
+/// `time_ms=<elapsed> nps=<nodes per second>` for `nodes` counted in `elapsed`.
+fn rate(nodes: u64, elapsed: Duration) -> String {
+    let secs = elapsed.as_secs_f64();
     let nps = if secs > 0.0 {
         (nodes as f64 / secs) as u64
     } else {
