@@ -485,6 +485,9 @@ struct Scan {
     ground: u32,
     /// Pieces with another piece on top.
     covered: u32,
+    /// Pieces alone on their cell with two or more runs of occupied neighbours: the pinned
+    /// pieces when the hive has no holes.
+    split: u32,
 }
 
 /// The pass over the pieces on the board (kept out of line: with few values live, the loop
@@ -495,6 +498,7 @@ fn scan(board: &Board) -> Scan {
         occ: [0; PIECE_COUNT],
         ground: 0,
         covered: 0,
+        split: 0,
     };
     let mut m = board.on_board_mask();
     while m != 0 {
@@ -507,6 +511,7 @@ fn scan(board: &Board) -> Scan {
             let o = board.occupied_neighbors(at);
             s.occ[id] = o as u8;
             s.ground |= 1 << id;
+            s.split |= ((neighbour_runs(o as usize) > 1) as u32) << id;
         } else if board.top_id(at) as usize == id {
             s.occ[id] = ON_HIVE;
         } else {
@@ -533,18 +538,12 @@ fn accumulate<A: Acc>(
         occ,
         ground,
         covered,
+        split,
     } = scan(board);
     let tops = on_board & !covered;
     // In a hive without holes the pinned pieces are those with two or more runs of occupied
     // neighbours; otherwise the core's pass (shared with move generation) settles it.
     let pinned = if board.holes() == 0 {
-        let mut split = 0;
-        let mut m = ground;
-        while m != 0 {
-            let id = m.trailing_zeros() as usize;
-            m &= m - 1;
-            split |= ((neighbour_runs(occ[id] as usize) > 1) as u32) << id;
-        }
         split
     } else {
         game.pinned() & ground
