@@ -152,6 +152,14 @@ pub(crate) trait MoveSink {
     fn may_reach(&self, _from: Cell, _steps: u32) -> bool {
         true
     }
+    /// How many moves have been taken.
+    fn taken(&self) -> usize;
+    /// Whether a flood over empty cells that started when [`MoveSink::taken`] was `since` has
+    /// already given every move the sink can take from it, so it may stop.
+    #[inline(always)]
+    fn flood_done(&self, _since: usize) -> bool {
+        false
+    }
 }
 
 /// How many cells a ground piece of each bug can end up from where it starts (a Grasshopper,
@@ -171,6 +179,8 @@ struct NextTo<'a> {
     centre: Cell,
     /// The neighbours of `centre`.
     ring: CellSet,
+    /// How many of them are empty.
+    open: usize,
     list: &'a mut MoveList,
 }
 
@@ -206,6 +216,14 @@ impl MoveSink for NextTo<'_> {
     #[inline(always)]
     fn may_reach(&self, from: Cell, steps: u32) -> bool {
         from.distance(self.centre) <= steps.saturating_add(1)
+    }
+    #[inline(always)]
+    fn taken(&self) -> usize {
+        self.list.len()
+    }
+    #[inline(always)]
+    fn flood_done(&self, since: usize) -> bool {
+        self.list.len() - since >= self.open
     }
 }
 
@@ -251,6 +269,10 @@ impl MoveSink for MoveList {
     fn is_empty(&self) -> bool {
         MoveList::is_empty(self)
     }
+    #[inline(always)]
+    fn taken(&self) -> usize {
+        self.len()
+    }
 }
 
 /// Counts moves without storing them.
@@ -272,6 +294,10 @@ impl MoveSink for MoveCount {
     #[inline(always)]
     fn is_empty(&self) -> bool {
         self.0 == 0
+    }
+    #[inline(always)]
+    fn taken(&self) -> usize {
+        self.0
     }
 }
 
@@ -333,9 +359,11 @@ impl Game {
         for &c in centre.neighbors() {
             ring.insert(c);
         }
+        let open = 6 - DIRECTION_COUNT[self.board.occupied_neighbors(centre) as usize & 63];
         let mut near = NextTo {
             centre,
             ring,
+            open: open as usize,
             list: out,
         };
         self.generate_placements(me, &mut near);
@@ -656,6 +684,7 @@ fn ant_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>, marked_only
     let mut stack = [Cell::ORIGIN; 64];
     let mut len = 1;
     stack[0] = at;
+    let since = d.out.taken();
     if marked_only {
         while len > 0 {
             len -= 1;
@@ -665,6 +694,9 @@ fn ant_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>, marked_only
                 let b = n[k];
                 if d.mark(b) {
                     d.out.push(Move::new(d.piece, b));
+                    if d.out.flood_done(since) {
+                        return;
+                    }
                     stack[len & 63] = b;
                     len += 1;
                 }
@@ -686,6 +718,9 @@ fn ant_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>, marked_only
                 continue;
             }
             d.add(b);
+            if d.out.flood_done(since) {
+                return;
+            }
             stack[len & 63] = b;
             len += 1;
         }
