@@ -137,13 +137,18 @@ pub(crate) trait MoveSink {
     /// Takes, for each direction `k` set in the six-bit mask `dirs`, the move of each piece of
     /// `pieces` (a mask by id with `count` pieces) to `dest(k)` (a counting sink never asks
     /// for the cells).
+    #[inline(always)]
     fn push_directions(
         &mut self,
         pieces: u32,
         count: usize,
         dirs: u32,
         dest: impl Fn(usize) -> Cell,
-    );
+    ) {
+        for k in directions(dirs) {
+            self.push_placements(pieces, count, dest(k));
+        }
+    }
     /// Whether nothing has been taken.
     fn is_empty(&self) -> bool;
     /// Whether a piece on `from` that moves at most `steps` cells may have a move the sink
@@ -198,18 +203,6 @@ impl MoveSink for NextTo<'_> {
         }
     }
     #[inline(always)]
-    fn push_directions(
-        &mut self,
-        pieces: u32,
-        count: usize,
-        dirs: u32,
-        dest: impl Fn(usize) -> Cell,
-    ) {
-        for k in directions(dirs) {
-            self.push_placements(pieces, count, dest(k));
-        }
-    }
-    #[inline(always)]
     fn is_empty(&self) -> bool {
         self.list.is_empty()
     }
@@ -251,18 +244,6 @@ impl MoveSink for MoveList {
                 Piece::from_id(pieces.trailing_zeros() as usize).unwrap_or_else(|| unreachable!());
             pieces &= pieces - 1;
             MoveList::push(self, Move::new(p, cell));
-        }
-    }
-    #[inline(always)]
-    fn push_directions(
-        &mut self,
-        pieces: u32,
-        count: usize,
-        dirs: u32,
-        dest: impl Fn(usize) -> Cell,
-    ) {
-        for k in directions(dirs) {
-            self.push_placements(pieces, count, dest(k));
         }
     }
     #[inline(always)]
@@ -676,55 +657,78 @@ fn spider_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
     }
 }
 
-/// Ant moves: every cell reachable by sliding around the hive. `marked_only` says that no
-/// cell but `at` is marked yet (a plain Ant that is not thrown anywhere), so the destination
-/// marks can serve as the visited set.
-fn ant_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>, marked_only: bool) {
+/// What a flood does with a cell it slides into.
+enum Step {
+    /// Already visited: do not walk on from it.
+    Seen,
+    /// Newly visited: walk on from it.
+    Walk,
+    /// Enough found: end the flood.
+    Stop,
+}
+
+/// Visits every empty cell reachable from `at` by sliding around the hive, as long as `visit`
+/// says to walk on.
+#[inline(always)]
+fn slide_flood(board: &Board, at: Cell, mut visit: impl FnMut(Cell) -> Step) {
     // At most 2 * 27 + 4 empty cells touch a hive of 27 cells, and each is pushed once.
     let mut stack = [Cell::ORIGIN; 64];
     let mut len = 1;
     stack[0] = at;
-    let since = d.out.taken();
-    if marked_only {
-        while len > 0 {
-            len -= 1;
-            let a = stack[len & 63];
-            let n = a.neighbors();
-            for k in directions(slides_from(board, a)) {
-                let b = n[k];
-                if d.mark(b) {
-                    d.out.push(Move::new(d.piece, b));
-                    if d.out.flood_done(since) {
-                        return;
-                    }
-                    stack[len & 63] = b;
-                    len += 1;
-                }
-            }
-        }
-        return;
-    }
-    // Its own visited set: cells already reached by another way of moving (a Mosquito's other
-    // bugs, a Pillbug throw) must still be walked through.
-    let mut visited = CellSet::new();
-    visited.insert(at);
     while len > 0 {
         len -= 1;
         let a = stack[len & 63];
         let n = a.neighbors();
         for k in directions(slides_from(board, a)) {
             let b = n[k];
-            if !visited.insert(b) {
-                continue;
+            match visit(b) {
+                Step::Seen => {}
+                Step::Walk => {
+                    stack[len & 63] = b;
+                    len += 1;
+                }
+                Step::Stop => return,
             }
-            d.add(b);
-            if d.out.flood_done(since) {
-                return;
-            }
-            stack[len & 63] = b;
-            len += 1;
         }
     }
+}
+
+/// Ant moves: every cell reachable by sliding around the hive. `marked_only` says that no
+/// cell but `at` is marked yet (a plain Ant that is not thrown anywhere), so the destination
+/// marks can serve as the visited set.
+fn ant_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>, marked_only: bool) {
+    let since = d.out.taken();
+    if marked_only {
+        slide_flood(board, at, |b| {
+            if !d.mark(b) {
+                Step::Seen
+            } else {
+                d.out.push(Move::new(d.piece, b));
+                if d.out.flood_done(since) {
+                    Step::Stop
+                } else {
+                    Step::Walk
+                }
+            }
+        });
+        return;
+    }
+    // Its own visited set: cells already reached by another way of moving (a Mosquito's other
+    // bugs, a Pillbug throw) must still be walked through.
+    let mut visited = CellSet::new();
+    visited.insert(at);
+    slide_flood(board, at, |b| {
+        if !visited.insert(b) {
+            Step::Seen
+        } else {
+            d.add(b);
+            if d.out.flood_done(since) {
+                Step::Stop
+            } else {
+                Step::Walk
+            }
+        }
+    });
 }
 
 fn ladybug_moves<S: MoveSink>(board: &Board, at: Cell, d: &mut Dests<S>) {
