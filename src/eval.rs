@@ -504,9 +504,7 @@ fn scan(board: &Board) -> Scan {
     while m != 0 {
         let id = m.trailing_zeros() as usize;
         m &= m - 1;
-        let Some(at) = Piece::from_id(id).and_then(|p| board.position(p)) else {
-            continue;
-        };
+        let at = board.pos[id];
         if board.height(at) == 1 {
             let o = board.occupied_neighbors(at);
             s.occ[id] = o as u8;
