@@ -508,7 +508,7 @@ impl RootSearch<'_> {
                 let found: Mutex<(Vec<Searched>, RootResult)> = Mutex::new((Vec::new(), result));
                 split.run(|w| {
                     // The helper may have been left at some PV node by a split.
-                    w.game.clone_from(self.game);
+                    w.load(self.game);
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         if i >= moves.len() || sh.aborted() {

@@ -82,7 +82,7 @@ impl Split<'_> {
             best_move: None,
         });
         self.run(|w| {
-            w.game.clone_from(game);
+            w.load(game);
             loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
                 let a = bound.load(Ordering::Relaxed);
@@ -234,11 +234,19 @@ impl Worker {
         self.nodes = 0;
     }
 
+    /// Sets the position to search from. The search scores any repeated position as a draw
+    /// ([`Worker::terminal`]), which covers threefold repetition, so its copy of the game skips
+    /// the threefold test after every move.
+    pub fn load(&mut self, game: &Game) {
+        self.game.clone_from(game);
+        self.game.set_repetition_draw(false);
+    }
+
     /// Prepares for a new search from `game` with the evaluation weights `weights`: history is
     /// kept but halved, killers cleared; cached evaluations are kept unless the weights or the
     /// game type (on which the evaluation depends) changed.
     pub fn prepare(&mut self, game: &Game, weights: &EvalWeights) {
-        self.game.clone_from(game);
+        self.load(game);
         if game.game_type() != self.weights.game_type() || weights != self.weights.weights() {
             self.weights = PreparedWeights::new(weights, game.game_type());
             self.eval_cache.fill((0, 0));
