@@ -3,7 +3,7 @@
 
 use super::SearchParams;
 use super::time::{CHECK_INTERVAL, TimeManager};
-use super::tt::{Bound, TranspositionTable};
+use super::tt::{self, Bound, TranspositionTable};
 use crate::core::game::queen;
 use crate::core::hex::CELLS;
 use crate::core::move_list::MAX_MOVES;
@@ -591,6 +591,11 @@ impl Worker {
         pv_node: bool,
     ) -> i32 {
         self.game.play_unchecked(m);
+        // The child's table bucket and cached evaluation are both read soon, from memory that
+        // is rarely in the cache: start loading them now.
+        let key = self.game.hash();
+        sh.tt.prefetch(key);
+        tt::prefetch(&self.eval_cache[key as usize & (EVAL_CACHE - 1)]);
         let mut score;
         if i == 0 {
             score = -self.negamax(sh, depth - 1, -beta, -alpha, ply + 1, pv_node);
