@@ -18,8 +18,10 @@ pub const MAX_PLY: usize = 128;
 /// Larger than every score.
 pub const INF: i32 = WIN + 1;
 
-/// Shallowest depth at which a PV node shares its moves among the threads.
-const SPLIT_DEPTH: i32 = 2;
+/// Shallowest depth at which a PV node shares its moves among the threads. Shallower splits
+/// cost more in hand-offs than they gain now that nodes are cheap: time to depth 8 over the
+/// bench positions with two threads was 3.5-4.1 s at 4, 4.1-4.6 s at 2 and 4.1-4.3 s at 6.
+const SPLIT_DEPTH: i32 = 4;
 
 /// The helper workers of a parallel search: `helpers[0]` is used by the calling (main) thread
 /// when it joins a split, `helpers[i + 1]` by pool thread `i`.
