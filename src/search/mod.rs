@@ -15,7 +15,7 @@
 //! evaluations by position hash.
 //!
 //! Parallelism is principal-variation splitting, the root included: at the root and at every
-//! PV node at least two plies from the horizon, the first move is searched
+//! PV node at least four plies from the horizon, the first move is searched
 //! alone to establish a bound, then the remaining moves are shared out among the threads (the
 //! calling thread and a rayon pool of `threads - 1`), each thread taking the next unsearched
 //! move, searching it with a null window against the best score found so far (shared through an
