@@ -1,9 +1,14 @@
 //! Legal move generation.
 //!
-//! Generation lifts the moving piece off the board (by lowering its cell's height) while it
-//! looks for destinations, so every slide and gate test sees the hive without the mover. The
-//! one-hive rule is settled by the runs of occupied cells around a piece where it can be, and
-//! otherwise by one articulation-point pass per position, run only when first needed.
+//! Generation reads the board's neighbour words (which neighbours of a cell are occupied) for
+//! slides, gates and placements. Pieces whose moves can pass next to their own cell (Spider,
+//! Ant, Ladybug, Mosquito) are lifted off the board (their cell's height lowered) while their
+//! destinations are found, so every test sees the hive without the mover; one-step movers and
+//! Grasshoppers need no lift. The one-hive rule is settled by the runs of occupied cells around
+//! a piece where it can be: with at most one run a piece is free, and in a hive without holes
+//! (the board counts them) two runs mean pinned. Only a hive with a hole needs a search: a gap
+//! rule or a flood fill in small hives, otherwise one articulation-point pass per position,
+//! shared with the evaluation.
 
 // Loops over direction indices use the index for the gate cells as well as the neighbour.
 #![allow(clippy::needless_range_loop)]
