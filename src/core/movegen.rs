@@ -6,9 +6,8 @@
 //! destinations are found, so every test sees the hive without the mover; one-step movers and
 //! Grasshoppers need no lift. The one-hive rule is settled by the runs of occupied cells around
 //! a piece where it can be: with at most one run a piece is free, and in a hive without holes
-//! (the board counts them) two runs mean pinned. Only a hive with a hole needs a search: a gap
-//! rule or a flood fill in small hives, otherwise one articulation-point pass per position,
-//! shared with the evaluation.
+//! (the board counts them) two runs mean pinned. Only a hive with a hole needs a search: one
+//! articulation-point pass per position, shared with the evaluation.
 
 // Loops over direction indices use the index for the gate cells as well as the neighbour.
 #![allow(clippy::needless_range_loop)]
@@ -422,17 +421,6 @@ impl Game {
         }
     }
 
-    /// Two fresh values for `marks`.
-    #[inline(always)]
-    fn next_stamp_pair(&mut self) -> (u16, u16) {
-        if self.stamp >= u16::MAX - 1 {
-            self.marks.fill(0);
-            self.stamp = 0;
-        }
-        self.stamp += 2;
-        (self.stamp - 1, self.stamp)
-    }
-
     /// A fresh value for `marks`: cells marked with it are those seen in this pass.
     #[inline(always)]
     fn next_stamp(&mut self) -> u16 {
@@ -819,99 +807,17 @@ pub fn neighbour_runs(occupancy: usize) -> u8 {
 
 impl Game {
     /// The one-hive test for the piece `id` standing alone in `at`: whether lifting it would
-    /// split the hive. Most pieces are settled by the runs of their neighbours alone; the
-    /// articulation-point pass runs at most once per position.
+    /// split the hive. The runs of its neighbours settle it unless the hive has a hole; then
+    /// the articulation-point pass (once per position) does.
     #[inline(always)]
-    fn is_pinned_at(&mut self, at: Cell, id: usize) -> bool {
+    fn is_pinned_at(&self, at: Cell, id: usize) -> bool {
         if neighbour_runs(self.board.occupied_neighbors(at) as usize) <= 1 {
             return false;
         }
         // Without a hole, two runs always means pinned (see [`pinned_mask`]).
-        if self.board.holes() == 0 {
-            return true;
-        }
-        if let Some(mask) = self.pinned_if_known() {
-            return mask & (1 << id) != 0;
-        }
-        let pieces = self.board.on_board_mask().count_ones();
-        if pieces <= TINY_HIVE {
-            return splits_tiny_hive(&self.board, at);
-        }
-        if pieces <= SMALL_HIVE {
-            return self.splits_hive(at);
-        }
-        self.pinned() & (1 << id) != 0
-    }
-
-    /// Whether emptying the occupied cell `at` splits the hive: a flood fill from one of its
-    /// neighbours that stops as soon as it has reached all of them.
-    fn splits_hive(&mut self, at: Cell) -> bool {
-        let occ = self.board.occupied_neighbors(at);
-        let n = at.neighbors();
-        let (target, seen) = self.next_stamp_pair();
-        for k in directions(occ) {
-            self.marks[n[k].index()] = target;
-        }
-        let first = n[occ.trailing_zeros() as usize % 6];
-        self.marks[at.index()] = seen;
-        self.marks[first.index()] = seen;
-        let mut left = occ.count_ones() - 1;
-        let mut stack = [Cell::ORIGIN; 32];
-        stack[0] = first;
-        let mut len = 1;
-        while len > 0 {
-            len -= 1;
-            let c = stack[len & 31];
-            let cn = c.neighbors();
-            for k in directions(self.board.occupied_neighbors(c)) {
-                let x = cn[k];
-                let mark = &mut self.marks[x.index()];
-                if *mark == seen {
-                    continue;
-                }
-                if *mark == target {
-                    left -= 1;
-                    if left == 0 {
-                        return false;
-                    }
-                }
-                *mark = seen;
-                // Each occupied cell is pushed at most once, and there are at most 28.
-                stack[len & 31] = x;
-                len += 1;
-            }
-        }
-        true
+        self.board.holes() == 0 || self.pinned() & (1 << id) != 0
     }
 }
-
-/// Whether emptying the occupied cell `at` splits a hive of at most [`TINY_HIVE`] cells.
-///
-/// Removing a cell splits a planar hive exactly when two of the gaps between its runs of
-/// neighbours open onto the same empty region. A region enclosed by the hive (a hole) needs a
-/// ring of six cells around one empty cell, and eight around two, so in a hive of at most seven
-/// cells every hole is a single empty cell with six occupied neighbours, and everything else
-/// is the one outer region: the cell splits the hive when at least two of its gaps are not
-/// such holes.
-fn splits_tiny_hive(board: &Board, at: Cell) -> bool {
-    let occ = board.occupied_neighbors(at);
-    let empty = !occ & 63;
-    let gaps = neighbour_runs(empty as usize) as u32;
-    let left = ((occ << 1) | (occ >> 5)) & 63; // bit k = neighbour k - 1 occupied
-    let right = ((occ >> 1) | (occ << 5)) & 63; // bit k = neighbour k + 1 occupied
-    let n = at.neighbors();
-    let holes = directions(empty & left & right)
-        .filter(|&k| board.occupied_neighbors(n[k]) == 63)
-        .count() as u32;
-    gaps >= holes + 2
-}
-
-/// Hives of at most this many pieces settle the one-hive test with [`splits_tiny_hive`].
-const TINY_HIVE: u32 = 7;
-
-/// Hives of at most this many pieces settle the one-hive test piece by piece with a flood fill
-/// ([`Game::splits_hive`]); larger ones run the articulation pass once for all pieces.
-const SMALL_HIVE: u32 = 8;
 
 /// Mask (by id of the top piece) of the cells whose emptying would split the hive: the
 /// articulation points of the graph of occupied cells.
@@ -1094,8 +1000,23 @@ mod tests {
         components - 1
     }
 
+    /// Whether `cells` form one group of neighbours (plain flood fill).
+    fn connected(cells: &[Cell]) -> bool {
+        let mut seen = vec![cells[0]];
+        let mut todo = vec![cells[0]];
+        while let Some(c) = todo.pop() {
+            for x in c.neighbors() {
+                if cells.contains(x) && !seen.contains(x) {
+                    seen.push(*x);
+                    todo.push(*x);
+                }
+            }
+        }
+        seen.len() == cells.len()
+    }
+
     #[test]
-    fn small_hive_tests_agree_with_the_articulation_pass() {
+    fn pinned_mask_and_holes_agree_with_flood_fills() {
         for cells in random_hives() {
             let mut game = Game::new(crate::core::GameType::MLP);
             for (id, &c) in cells.iter().enumerate() {
@@ -1109,19 +1030,12 @@ mod tests {
                     assert_eq!(pinned & (1 << id), 0, "{cells:?}");
                     continue;
                 }
-                let expected = pinned & (1 << id) != 0;
+                let rest: Vec<Cell> = cells.iter().copied().filter(|&x| x != c).collect();
                 assert_eq!(
-                    game.splits_hive(c),
-                    expected,
-                    "flood fill {cells:?} at {c:?}"
+                    pinned & (1 << id) != 0,
+                    !connected(&rest),
+                    "{cells:?} at {c:?}"
                 );
-                if cells.len() <= TINY_HIVE as usize {
-                    assert_eq!(
-                        splits_tiny_hive(&game.board, c),
-                        expected,
-                        "{cells:?} at {c:?}"
-                    );
-                }
             }
         }
     }
