@@ -153,8 +153,6 @@ pub(crate) trait MoveSink {
             self.push_placements(pieces, count, dest(k));
         }
     }
-    /// Whether nothing has been taken.
-    fn is_empty(&self) -> bool;
     /// Whether a piece on `from` that moves at most `steps` cells may have a move the sink
     /// takes (false lets generation skip the piece).
     #[inline(always)]
@@ -207,10 +205,6 @@ impl MoveSink for NextTo<'_> {
         }
     }
     #[inline(always)]
-    fn is_empty(&self) -> bool {
-        self.list.is_empty()
-    }
-    #[inline(always)]
     fn may_reach(&self, from: Cell, steps: u32) -> bool {
         from.distance(self.centre) <= steps.saturating_add(1)
     }
@@ -251,10 +245,6 @@ impl MoveSink for MoveList {
         }
     }
     #[inline(always)]
-    fn is_empty(&self) -> bool {
-        MoveList::is_empty(self)
-    }
-    #[inline(always)]
     fn taken(&self) -> usize {
         self.len()
     }
@@ -275,10 +265,6 @@ impl MoveSink for MoveCount {
     #[inline(always)]
     fn push_directions(&mut self, _: u32, count: usize, dirs: u32, _: impl Fn(usize) -> Cell) {
         self.0 += count * DIRECTION_COUNT[dirs as usize & 63] as usize;
-    }
-    #[inline(always)]
-    fn is_empty(&self) -> bool {
-        self.0 == 0
     }
     #[inline(always)]
     fn taken(&self) -> usize {
@@ -366,7 +352,7 @@ impl Game {
         if self.queen_placed(me) {
             self.generate_movements(me, out);
         }
-        if out.is_empty() {
+        if out.taken() == 0 {
             out.push(Move::PASS);
         }
     }
