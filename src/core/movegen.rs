@@ -325,7 +325,6 @@ impl Game {
         if self.state().is_over() {
             return;
         }
-        let me = self.side_to_move();
         let mut ring = CellSet::new();
         for &c in centre.neighbors() {
             ring.insert(c);
@@ -337,23 +336,26 @@ impl Game {
             open: open as usize,
             list: out,
         };
-        self.generate_placements(me, &mut near);
-        if self.queen_placed(me) {
-            self.generate_movements(me, &mut near);
-        }
+        self.generate_placements_and_movements(&mut near);
     }
 
     fn generate_into<S: MoveSink>(&mut self, out: &mut S) {
         if self.state().is_over() {
             return;
         }
+        self.generate_placements_and_movements(out);
+        if out.taken() == 0 {
+            out.push(Move::PASS);
+        }
+    }
+
+    /// Every placement and movement of the side to move (the game is not over).
+    #[inline(always)]
+    fn generate_placements_and_movements<S: MoveSink>(&mut self, out: &mut S) {
         let me = self.side_to_move();
         self.generate_placements(me, out);
         if self.queen_placed(me) {
             self.generate_movements(me, out);
-        }
-        if out.taken() == 0 {
-            out.push(Move::PASS);
         }
     }
 
