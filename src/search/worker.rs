@@ -544,16 +544,14 @@ impl Worker {
         best
     }
 
-    /// Keeps, at the front of `moves` and in their order, only the moves that fill a cell next
-    /// to the queen on `eq` (ending next to it without leaving a cell next to it empty);
-    /// returns how many.
-    fn keep_queen_attacks(&mut self, moves: &mut MoveList, eq: Cell) -> usize {
+    /// Of `moves`, which all end next to the queen on `eq`, keeps at the front and in their
+    /// order those that fill a cell there: not by a piece that leaves a cell next to the queen
+    /// empty. Returns how many.
+    fn keep_queen_attacks(&self, moves: &mut MoveList, eq: Cell) -> usize {
         let board = self.game.board();
-        let zone = &mut self.zone;
         // Pieces alone on a cell next to the queen.
         let mut leaves = 0u32;
         for &c in eq.neighbors() {
-            zone[c.index()] |= NEXT_TO_ENEMY_QUEEN;
             if board.height(c) == 1 {
                 leaves |= 1 << (board.top_id(c) as u32 & 31);
             }
@@ -562,16 +560,10 @@ impl Worker {
         let mut kept = 0;
         for j in 0..moves.len() {
             let m = moves[j];
-            if let Some(piece) = m.piece()
-                && leaves >> piece.id() & 1 == 0
-                && zone[m.to().index() & (CELLS - 1)] & NEXT_TO_ENEMY_QUEEN != 0
-            {
+            if m.piece().is_some_and(|p| leaves >> p.id() & 1 == 0) {
                 moves[kept] = m;
                 kept += 1;
             }
-        }
-        for &c in eq.neighbors() {
-            zone[c.index()] = 0;
         }
         kept
     }
