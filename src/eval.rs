@@ -22,7 +22,7 @@
 use crate::core::game::queen;
 use crate::core::hex::Cell;
 use crate::core::movegen::{DIRECTION_COUNT, neighbour_runs, slide_out_mask};
-use crate::core::piece::PIECE_COUNT;
+use crate::core::piece::{BUG_OF_ID, PIECE_COUNT};
 use crate::core::{Board, Bug, Color, Game, GameState, GameType, Piece};
 
 /// The score of a win found at the root; a win `p` plies from the root scores `WIN - p`, so that
@@ -194,7 +194,7 @@ pub fn evaluate(game: &Game, w: &EvalWeights) -> i32 {
     }
     let mut acc = Sum([0; 2]);
     let values = PhaseValues::new(w, phase(game));
-    accumulate(game, w, &values, pieces_in_play(game.game_type()), &mut acc);
+    accumulate(game, w, &values, game.game_type().piece_mask(), &mut acc);
     let me = game.side_to_move() as usize;
     (acc.0[me] - acc.0[1 - me]).clamp(-MAX_EVAL, MAX_EVAL)
 }
@@ -205,7 +205,7 @@ pub fn evaluate(game: &Game, w: &EvalWeights) -> i32 {
 pub struct PreparedWeights {
     weights: EvalWeights,
     game_type: GameType,
-    /// Ids (within one colour's 14) of the pieces in play (see [`pieces_in_play`]).
+    /// Ids (both colours) of the pieces in play (see [`GameType::piece_mask`]).
     in_play: u32,
     /// By number of pieces on the board.
     by_count: [PhaseValues; PIECE_COUNT + 1],
@@ -218,7 +218,7 @@ impl PreparedWeights {
         PreparedWeights {
             weights: weights.clone(),
             game_type,
-            in_play: pieces_in_play(game_type),
+            in_play: game_type.piece_mask(),
             by_count: std::array::from_fn(|n| {
                 PhaseValues::new(weights, (n as u32 * 256 / total) as i32)
             }),
@@ -258,7 +258,7 @@ pub fn evaluate_prepared(game: &Game, w: &PreparedWeights) -> i32 {
 pub fn breakdown(game: &Game, w: &EvalWeights) -> Breakdown {
     let mut acc = ByTerm([[0; 2]; Term::ALL.len()]);
     let values = PhaseValues::new(w, phase(game));
-    accumulate(game, w, &values, pieces_in_play(game.game_type()), &mut acc);
+    accumulate(game, w, &values, game.game_type().piece_mask(), &mut acc);
     let terms = Term::ALL
         .iter()
         .map(|&term| TermValue {
@@ -326,19 +326,6 @@ const SLIDES: [u8; 64] = {
     t
 };
 
-/// The bug of each piece id (a table, cheaper than the division in [`Piece::bug`]).
-const BUG_OF: [Bug; PIECE_COUNT] = {
-    let mut t = [Bug::Queen; PIECE_COUNT];
-    let mut id = 0;
-    while id < PIECE_COUNT {
-        if let Some(p) = Piece::from_id(id) {
-            t[id] = p.bug();
-        }
-        id += 1;
-    }
-    t
-};
-
 /// Number of set bits of a mask known to have few of them.
 #[inline(always)]
 fn sparse_count(mut m: u32) -> i32 {
@@ -387,14 +374,6 @@ const fn bug_mask(color: Color, bug: Bug) -> u32 {
 /// Number of pieces in a game of this type (both colours).
 fn total_pieces(t: GameType) -> u32 {
     22 + 2 * (t.has(Bug::Mosquito) as u32 + t.has(Bug::Ladybug) as u32 + t.has(Bug::Pillbug) as u32)
-}
-
-/// Ids (within one colour's 14) of the pieces that take part in a game of this type.
-fn pieces_in_play(t: GameType) -> u32 {
-    let base = (1 << Bug::Mosquito.first_index()) - 1;
-    base | ((t.has(Bug::Mosquito) as u32) << Bug::Mosquito.first_index())
-        | ((t.has(Bug::Ladybug) as u32) << Bug::Ladybug.first_index())
-        | ((t.has(Bug::Pillbug) as u32) << Bug::Pillbug.first_index())
 }
 
 /// Ids of the top pieces of the cells around `cell`, as a mask.
@@ -456,7 +435,7 @@ fn mosquito_reach(board: &Board, id: usize, occ: u32) -> u8 {
     while m != 0 {
         let id = m.trailing_zeros() as usize;
         m &= m - 1;
-        bugs |= 1 << BUG_OF[id] as u32;
+        bugs |= 1 << BUG_OF_ID[id] as u32;
     }
     let has = |b: Bug| bugs & (1 << b as u32) != 0;
     let (slides, climbs) = (
@@ -520,7 +499,7 @@ fn scan(board: &Board) -> Scan {
 }
 
 /// The terms of the evaluation, with the phase-dependent weights `values` and the pieces in play
-/// `in_play` (see [`pieces_in_play`]) of this position.
+/// `in_play` (see [`GameType::piece_mask`]) of this position.
 #[inline(always)]
 fn accumulate<A: Acc>(
     game: &Game,
@@ -559,7 +538,7 @@ fn accumulate<A: Acc>(
             while m != 0 {
                 let id = m.trailing_zeros() as usize;
                 m &= m - 1;
-                let b = BUG_OF[id] as usize;
+                let b = BUG_OF_ID[id] as usize;
                 let r = match REACH[b][occ[id] as usize] {
                     ASK_NEIGHBOURS => mosquito_reach(board, id, occ[id] as u32),
                     r => r,
@@ -575,13 +554,13 @@ fn accumulate<A: Acc>(
         while m != 0 {
             let id = m.trailing_zeros() as usize;
             m &= m - 1;
-            immobile -= w.covered[BUG_OF[id] as usize];
+            immobile -= w.covered[BUG_OF_ID[id] as usize];
         }
         let mut m = pinned & mine;
         while m != 0 {
             let id = m.trailing_zeros() as usize;
             m &= m - 1;
-            immobile -= w.pinned[BUG_OF[id] as usize];
+            immobile -= w.pinned[BUG_OF_ID[id] as usize];
         }
         acc.add(Term::Mobility, color, mobility);
         acc.add(Term::Reach, color, reach);
@@ -604,11 +583,11 @@ fn accumulate<A: Acc>(
 
         // Pieces in hand.
         let mut hand = 0;
-        let mut m = !on_board & in_play << (14 * me);
+        let mut m = !on_board & in_play & color.ids();
         while m != 0 {
             let id = m.trailing_zeros() as usize;
             m &= m - 1;
-            hand += in_hand_value[BUG_OF[id] as usize];
+            hand += in_hand_value[BUG_OF_ID[id] as usize];
         }
         acc.add(Term::InHand, color, hand);
 

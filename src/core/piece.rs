@@ -133,7 +133,7 @@ pub const PIECES_PER_COLOR: usize = 14;
 pub const PIECE_COUNT: usize = 2 * PIECES_PER_COLOR;
 
 /// The bug of each piece id (both colours, so that no division is needed).
-const BUG_OF_ID: [Bug; PIECE_COUNT] = {
+pub(crate) const BUG_OF_ID: [Bug; PIECE_COUNT] = {
     let per_color = [
         Bug::Queen,
         Bug::Spider,
