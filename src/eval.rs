@@ -19,11 +19,10 @@
 //! The default weights were set by hand and then adjusted by self-play (mobility weights lower
 //! by a third: +35 Elo; higher by half: -98 Elo; a steeper queen-ring table was worse too).
 
-use crate::core::game::queen;
-use crate::core::hex::Cell;
-use crate::core::movegen::{DIRECTION_COUNT, neighbour_runs, slide_out_mask};
-use crate::core::piece::{BUG_OF_ID, PIECE_COUNT};
-use crate::core::{Board, Bug, Color, Game, GameState, GameType, Piece};
+use crate::core::topology::{direction_count, neighbour_runs, slide_out_mask};
+use crate::core::{
+    Board, Bug, Cell, Color, Game, GameState, GameType, PIECE_COUNT, Piece, PieceSet,
+};
 
 /// The score of a win found at the root; a win `p` plies from the root scores `WIN - p`, so that
 /// a faster win scores higher and a slower loss (`-(WIN - p)`) scores higher than a faster one.
@@ -194,7 +193,7 @@ pub fn evaluate(game: &Game, w: &EvalWeights) -> i32 {
     }
     let mut acc = Sum([0; 2]);
     let values = PhaseValues::new(w, phase(game));
-    accumulate(game, w, &values, game.game_type().piece_mask(), &mut acc);
+    accumulate(game, w, &values, game.game_type().pieces(), &mut acc);
     let me = game.side_to_move() as usize;
     (acc.0[me] - acc.0[1 - me]).clamp(-MAX_EVAL, MAX_EVAL)
 }
@@ -205,8 +204,8 @@ pub fn evaluate(game: &Game, w: &EvalWeights) -> i32 {
 pub struct PreparedWeights {
     weights: EvalWeights,
     game_type: GameType,
-    /// Ids (both colours) of the pieces in play (see [`GameType::piece_mask`]).
-    in_play: u32,
+    /// The pieces in play (see [`GameType::pieces`]).
+    in_play: PieceSet,
     /// By number of pieces on the board.
     by_count: [PhaseValues; PIECE_COUNT + 1],
 }
@@ -218,7 +217,7 @@ impl PreparedWeights {
         PreparedWeights {
             weights: weights.clone(),
             game_type,
-            in_play: game_type.piece_mask(),
+            in_play: game_type.pieces(),
             by_count: std::array::from_fn(|n| {
                 PhaseValues::new(weights, (n as u32 * 256 / total) as i32)
             }),
@@ -247,7 +246,7 @@ pub fn evaluate_prepared(game: &Game, w: &PreparedWeights) -> i32 {
         return s;
     }
     let mut acc = Sum([0; 2]);
-    let count = game.board().on_board_mask().count_ones() as usize;
+    let count = game.board().pieces().len();
     let values = &w.by_count[count.min(PIECE_COUNT)];
     accumulate(game, &w.weights, values, w.in_play, &mut acc);
     let me = game.side_to_move() as usize;
@@ -258,7 +257,7 @@ pub fn evaluate_prepared(game: &Game, w: &PreparedWeights) -> i32 {
 pub fn breakdown(game: &Game, w: &EvalWeights) -> Breakdown {
     let mut acc = ByTerm([[0; 2]; Term::ALL.len()]);
     let values = PhaseValues::new(w, phase(game));
-    accumulate(game, w, &values, game.game_type().piece_mask(), &mut acc);
+    accumulate(game, w, &values, game.game_type().pieces(), &mut acc);
     let terms = Term::ALL
         .iter()
         .map(|&term| TermValue {
@@ -289,7 +288,7 @@ pub fn final_score(game: &Game) -> Option<i32> {
 
 /// Game phase from 0 (nothing placed) to 256 (every piece of the game type on the board).
 pub fn phase(game: &Game) -> i32 {
-    (game.board().on_board_mask().count_ones() * 256 / total_pieces(game.game_type())) as i32
+    (game.board().pieces().len() as u32 * 256 / total_pieces(game.game_type())) as i32
 }
 
 /// Where term values go: a plain sum for the search, or per term for [`breakdown`].
@@ -326,9 +325,10 @@ const SLIDES: [u8; 64] = {
     t
 };
 
-/// Number of set bits of a mask known to have few of them.
+/// Number of pieces of a set known to have few of them.
 #[inline(always)]
-fn sparse_count(mut m: u32) -> i32 {
+fn sparse_count(set: PieceSet) -> i32 {
+    let mut m = set.bits();
     let mut n = 0;
     while m != 0 {
         m &= m - 1;
@@ -365,27 +365,9 @@ impl PhaseValues {
     }
 }
 
-/// Ids of the pieces of one colour and bug, as a mask over piece ids.
-#[inline(always)]
-const fn bug_mask(color: Color, bug: Bug) -> u32 {
-    ((1u32 << bug.count()) - 1) << (color as usize * 14 + bug.first_index() as usize)
-}
-
 /// Number of pieces in a game of this type (both colours).
 fn total_pieces(t: GameType) -> u32 {
     22 + 2 * (t.has(Bug::Mosquito) as u32 + t.has(Bug::Ladybug) as u32 + t.has(Bug::Pillbug) as u32)
-}
-
-/// Ids of the top pieces of the cells around `cell`, as a mask.
-#[inline(always)]
-fn neighbour_tops(board: &Board, cell: Cell) -> u32 {
-    // An empty cell's id (`u8::MAX`) lands on bit 31, above every piece id, cleared at the end.
-    const _: () = assert!(PIECE_COUNT < 32);
-    let mut a = 0;
-    for &c in cell.neighbors() {
-        a |= 1 << (board.top_id(c) as u32 & 31);
-    }
-    a & ((1 << PIECE_COUNT) - 1)
 }
 
 /// Stands for the occupancy of a piece on top of the hive in [`REACH`].
@@ -404,7 +386,7 @@ const REACH: [[u8; 256]; 8] = {
     let mut t = [[STUCK; 256]; 8];
     let mut o = 0;
     while o < 64 {
-        let (slides, climbs) = (SLIDES[o], DIRECTION_COUNT[o]);
+        let (slides, climbs) = (SLIDES[o], direction_count(o as u32) as u8);
         let walker = if slides > 0 { slides } else { STUCK };
         t[Bug::Queen as usize][o] = walker;
         t[Bug::Spider as usize][o] = walker;
@@ -424,24 +406,19 @@ const REACH: [[u8; 256]; 8] = {
     t
 };
 
-/// [`REACH`] of the Mosquito `id` standing alone on its cell with occupied neighbours `occ`.
+/// [`REACH`] of the Mosquito `mosquito` standing alone on its cell with occupied neighbours
+/// `occ`.
 #[inline(never)]
-fn mosquito_reach(board: &Board, id: usize, occ: u32) -> u8 {
-    let Some(at) = Piece::from_id(id).and_then(|p| board.position(p)) else {
+fn mosquito_reach(board: &Board, mosquito: Piece, occ: u32) -> u8 {
+    let Some(at) = board.position(mosquito) else {
         return STUCK;
     };
     let mut bugs = 0u32;
-    let mut m = neighbour_tops(board, at);
-    while m != 0 {
-        let id = m.trailing_zeros() as usize;
-        m &= m - 1;
-        bugs |= 1 << BUG_OF_ID[id] as u32;
+    for p in board.tops_around(at) {
+        bugs |= 1 << p.bug() as u32;
     }
     let has = |b: Bug| bugs & (1 << b as u32) != 0;
-    let (slides, climbs) = (
-        SLIDES[occ as usize & 63],
-        DIRECTION_COUNT[occ as usize & 63],
-    );
+    let (slides, climbs) = (SLIDES[occ as usize & 63], direction_count(occ) as u8);
     if has(Bug::Beetle) {
         slides + climbs
     } else if has(Bug::Grasshopper) || has(Bug::Ladybug) {
@@ -458,204 +435,262 @@ fn mosquito_reach(board: &Board, id: usize, occ: u32) -> u8 {
 /// What one pass over the pieces on the board finds.
 struct Scan {
     /// For each piece alone on its cell (on the ground), its occupied neighbours as six bits;
-    /// [`ON_HIVE`] for a piece on top of the hive; 0 for the others.
+    /// [`ON_HIVE`] for a piece on top of the hive; 0 for the others. By piece id.
     occ: [u8; PIECE_COUNT],
     /// Pieces alone on their cell.
-    ground: u32,
+    ground: PieceSet,
     /// Pieces with another piece on top.
-    covered: u32,
+    covered: PieceSet,
     /// Pieces alone on their cell with two or more runs of occupied neighbours: the pinned
     /// pieces when the hive has no holes.
-    split: u32,
+    split: PieceSet,
 }
 
 /// The pass over the pieces on the board (kept out of line: with few values live, the loop
 /// keeps everything in registers).
 #[inline(never)]
 fn scan(board: &Board) -> Scan {
-    let mut s = Scan {
-        occ: [0; PIECE_COUNT],
-        ground: 0,
-        covered: 0,
-        split: 0,
-    };
-    let mut m = board.on_board_mask();
-    while m != 0 {
-        let id = m.trailing_zeros() as usize;
-        m &= m - 1;
-        let at = board.pos[id];
+    let mut occ = [0; PIECE_COUNT];
+    let (mut ground, mut covered, mut split) = (0u32, 0u32, 0u32);
+    for p in board.pieces() {
+        let (at, id) = (board.cell_of(p), p.id());
         if board.height(at) == 1 {
-            let o = board.occupied_neighbors(at);
-            s.occ[id] = o as u8;
-            s.ground |= 1 << id;
-            s.split |= ((neighbour_runs(o as usize) > 1) as u32) << id;
-        } else if board.top_id(at) as usize == id {
-            s.occ[id] = ON_HIVE;
+            let o = board.occupied_neighbours(at);
+            occ[id] = o as u8;
+            ground |= 1 << id;
+            split |= ((neighbour_runs(o) > 1) as u32) << id;
+        } else if board.top(at) == Some(p) {
+            occ[id] = ON_HIVE;
         } else {
-            s.covered |= 1 << id;
+            covered |= 1 << id;
         }
     }
-    s
+    Scan {
+        occ,
+        ground: PieceSet::from_bits(ground),
+        covered: PieceSet::from_bits(covered),
+        split: PieceSet::from_bits(split),
+    }
+}
+
+/// What the terms read of one position, found once.
+struct Context<'a> {
+    board: &'a Board,
+    /// The scan's neighbour masks by piece id (see [`Scan::occ`]).
+    occ: [u8; PIECE_COUNT],
+    /// Pieces alone on their cell.
+    ground: PieceSet,
+    /// Pieces with another piece on top.
+    covered: PieceSet,
+    /// Top pieces.
+    tops: PieceSet,
+    /// Pieces that hold the hive together.
+    pinned: PieceSet,
+    /// Each colour's queen's cell, while on the board.
+    queen_cell: [Option<Cell>; 2],
+    /// The top pieces around each colour's queen.
+    around_queen: [PieceSet; 2],
+}
+
+impl<'a> Context<'a> {
+    #[inline(always)]
+    fn new(game: &'a Game) -> Context<'a> {
+        let board = game.board();
+        let Scan {
+            occ,
+            ground,
+            covered,
+            split,
+        } = scan(board);
+        // In a hive without holes the pinned pieces are those with two or more runs of
+        // occupied neighbours; otherwise the core's pass (shared with move generation) does.
+        let pinned = if board.holes() == 0 {
+            split
+        } else {
+            game.pinned() & ground
+        };
+        let queen_cell = [Color::White, Color::Black].map(|c| board.position(Piece::queen(c)));
+        let around_queen = queen_cell.map(|q| q.map_or(PieceSet::EMPTY, |q| board.tops_around(q)));
+        Context {
+            board,
+            occ,
+            ground,
+            covered,
+            tops: board.pieces() - covered,
+            pinned,
+            queen_cell,
+            around_queen,
+        }
+    }
 }
 
 /// The terms of the evaluation, with the phase-dependent weights `values` and the pieces in play
-/// `in_play` (see [`GameType::piece_mask`]) of this position.
+/// `in_play` (see [`GameType::pieces`]) of this position.
 #[inline(always)]
 fn accumulate<A: Acc>(
     game: &Game,
     w: &EvalWeights,
     values: &PhaseValues,
-    in_play: u32,
+    in_play: PieceSet,
     acc: &mut A,
 ) {
-    let board = game.board();
-    let on_board = board.on_board_mask();
+    let cx = Context::new(game);
+    let movable = mobility_and_reach(&cx, w, values, acc);
+    immobile(&cx, w, acc);
+    in_hand(&cx, values, in_play, acc);
+    queen_pressure(&cx, w, movable, acc);
+    queen_safety(&cx, w, movable, acc);
+    beetle_attack(&cx, w, acc);
+    pillbug(&cx, w, acc);
+    acc.add(Term::Tempo, game.side_to_move(), w.tempo);
+}
 
-    let Scan {
-        occ,
-        ground,
-        covered,
-        split,
-    } = scan(board);
-    let tops = on_board & !covered;
-    // In a hive without holes the pinned pieces are those with two or more runs of occupied
-    // neighbours; otherwise the core's pass (shared with move generation) settles it.
-    let pinned = if board.holes() == 0 {
-        split
-    } else {
-        game.pinned() & ground
-    };
-
-    // Mobility and reach of the free top pieces whose owner has placed the queen; covered and
-    // pinned pieces.
-    let movable_value = &values.movable;
-    let mut movable = 0u32;
+/// [`Term::Mobility`] and [`Term::Reach`], which come from one look at each free top piece
+/// whose owner has placed the queen. Returns the pieces able to move.
+#[inline(always)]
+fn mobility_and_reach<A: Acc>(
+    cx: &Context,
+    w: &EvalWeights,
+    values: &PhaseValues,
+    acc: &mut A,
+) -> PieceSet {
+    let mut movable = PieceSet::EMPTY;
     for color in [Color::White, Color::Black] {
-        let mine = board.color_mask(color);
-        let (mut mobility, mut reach, mut immobile) = (0, 0, 0);
-        if board.is_on_board(queen(color)) {
-            let mut m = tops & mine & !pinned;
-            while m != 0 {
-                let id = m.trailing_zeros() as usize;
-                m &= m - 1;
-                let b = BUG_OF_ID[id] as usize;
-                let r = match REACH[b][occ[id] as usize] {
-                    ASK_NEIGHBOURS => mosquito_reach(board, id, occ[id] as u32),
+        let (mut mobility, mut reach) = (0, 0);
+        if cx.queen_cell[color as usize].is_some() {
+            for p in cx.tops & (cx.board.pieces_of(color) - cx.pinned) {
+                let b = p.bug() as usize;
+                let occ = cx.occ[p.id()];
+                let r = match REACH[b][occ as usize] {
+                    ASK_NEIGHBOURS => mosquito_reach(cx.board, p, occ as u32),
                     r => r,
                 };
                 if r != STUCK {
-                    movable |= 1 << id;
-                    mobility += movable_value[b];
+                    movable.insert(p);
+                    mobility += values.movable[b];
                     reach += w.reach[b] * r as i32;
                 }
             }
         }
-        let mut m = covered & mine;
-        while m != 0 {
-            let id = m.trailing_zeros() as usize;
-            m &= m - 1;
-            immobile -= w.covered[BUG_OF_ID[id] as usize];
-        }
-        let mut m = pinned & mine;
-        while m != 0 {
-            let id = m.trailing_zeros() as usize;
-            m &= m - 1;
-            immobile -= w.pinned[BUG_OF_ID[id] as usize];
-        }
         acc.add(Term::Mobility, color, mobility);
         acc.add(Term::Reach, color, reach);
+    }
+    movable
+}
+
+/// [`Term::Immobile`]: covered and pinned pieces.
+#[inline(always)]
+fn immobile<A: Acc>(cx: &Context, w: &EvalWeights, acc: &mut A) {
+    for color in [Color::White, Color::Black] {
+        let mine = cx.board.pieces_of(color);
+        let mut immobile = 0;
+        for p in cx.covered & mine {
+            immobile -= w.covered[p.bug() as usize];
+        }
+        for p in cx.pinned & mine {
+            immobile -= w.pinned[p.bug() as usize];
+        }
         acc.add(Term::Immobile, color, immobile);
     }
+}
 
-    // The top pieces around each queen.
-    let queen_cell = [
-        board.position(queen(Color::White)),
-        board.position(queen(Color::Black)),
-    ];
-    let tops_around = |q: Option<Cell>| q.map_or(0, |q| neighbour_tops(board, q));
-    let around_queen = [tops_around(queen_cell[0]), tops_around(queen_cell[1])];
-    let in_hand_value = &values.in_hand;
-    let pillbugs =
-        ground & (bug_mask(Color::White, Bug::Pillbug) | bug_mask(Color::Black, Bug::Pillbug));
+/// [`Term::InHand`]: the pieces still in hand.
+#[inline(always)]
+fn in_hand<A: Acc>(cx: &Context, values: &PhaseValues, in_play: PieceSet, acc: &mut A) {
     for color in [Color::White, Color::Black] {
-        let me = color as usize;
-        let own_queen = queen(color).id();
-
-        // Pieces in hand.
         let mut hand = 0;
-        let mut m = !on_board & in_play & color.ids();
-        while m != 0 {
-            let id = m.trailing_zeros() as usize;
-            m &= m - 1;
-            hand += in_hand_value[BUG_OF_ID[id] as usize];
+        for p in (in_play & PieceSet::of_color(color)) - cx.board.pieces() {
+            hand += values.in_hand[p.bug() as usize];
         }
         acc.add(Term::InHand, color, hand);
+    }
+}
 
-        // Own queen: pressure and safety (each occupied neighbour cell has one top piece).
-        if let Some(q) = queen_cell[me] {
-            let around = around_queen[me];
-            let count = sparse_count(around) as usize;
-            let enemies = sparse_count(around & board.color_mask(color.opponent()));
-            let stuck = sparse_count(around & !movable);
-            let ring = w.queen_ring[count.min(5)];
-            acc.add(
-                Term::QueenPressure,
-                color,
-                -(ring + enemies * w.queen_enemy + stuck * w.queen_stuck),
-            );
-            let top = board.top_id(q) as usize;
-            if top != own_queen {
-                acc.add(Term::QueenSafety, color, -w.queen_covered);
-            } else if movable & (1 << top) != 0 {
-                acc.add(Term::QueenSafety, color, w.queen_mobile);
-            }
+/// [`Term::QueenPressure`]: occupied, enemy and stuck cells around one's own queen (each
+/// occupied neighbour cell has one top piece).
+#[inline(always)]
+fn queen_pressure<A: Acc>(cx: &Context, w: &EvalWeights, movable: PieceSet, acc: &mut A) {
+    for color in [Color::White, Color::Black] {
+        if cx.queen_cell[color as usize].is_none() {
+            continue;
         }
+        let around = cx.around_queen[color as usize];
+        let count = sparse_count(around) as usize;
+        let enemies = sparse_count(around & cx.board.pieces_of(color.opponent()));
+        let stuck = sparse_count(around - movable);
+        let ring = w.queen_ring[count.min(5)];
+        acc.add(
+            Term::QueenPressure,
+            color,
+            -(ring + enemies * w.queen_enemy + stuck * w.queen_stuck),
+        );
+    }
+}
 
-        // Beetles (and Mosquitoes on the hive) on or next to the enemy queen; a climber is a
-        // top piece, so it is next to the queen's cell when it is among the tops around it.
-        let enemy_around = around_queen[1 - me];
-        if let Some(eq) = queen_cell[1 - me] {
-            let climbers =
-                tops & (bug_mask(color, Bug::Beetle) | (bug_mask(color, Bug::Mosquito) & !ground));
-            let on_queen = (climbers >> (board.top_id(eq) as u32 % 32)) & 1 != 0;
-            let v = if on_queen { w.beetle_on_queen } else { 0 }
-                + sparse_count(climbers & enemy_around) * w.beetle_near_queen;
-            acc.add(Term::BeetleAttack, color, v);
+/// [`Term::QueenSafety`]: one's own queen covered, or able to move.
+#[inline(always)]
+fn queen_safety<A: Acc>(cx: &Context, w: &EvalWeights, movable: PieceSet, acc: &mut A) {
+    for color in [Color::White, Color::Black] {
+        let Some(q) = cx.queen_cell[color as usize] else {
+            continue;
+        };
+        let queen = Piece::queen(color);
+        if cx.board.top(q) != Some(queen) {
+            acc.add(Term::QueenSafety, color, -w.queen_covered);
+        } else if movable.contains(queen) {
+            acc.add(Term::QueenSafety, color, w.queen_mobile);
         }
+    }
+}
 
-        // Pillbugs, and Mosquitoes next to a Pillbug, next to either queen.
-        let mut users = pillbugs & bug_mask(color, Bug::Pillbug);
-        if pillbugs != 0 {
-            let mut m = ground & bug_mask(color, Bug::Mosquito);
-            while m != 0 {
-                let id = m.trailing_zeros() as usize;
-                m &= m - 1;
-                if let Some(at) = Piece::from_id(id).and_then(|p| board.position(p))
-                    && neighbour_tops(board, at) & pillbugs != 0
-                {
-                    users |= 1 << id;
+/// [`Term::BeetleAttack`]: Beetles (and Mosquitoes on the hive) on or next to the enemy queen;
+/// a climber is a top piece, so it is next to the queen's cell when it is among the tops
+/// around it.
+#[inline(always)]
+fn beetle_attack<A: Acc>(cx: &Context, w: &EvalWeights, acc: &mut A) {
+    for color in [Color::White, Color::Black] {
+        let enemy = color.opponent() as usize;
+        let Some(eq) = cx.queen_cell[enemy] else {
+            continue;
+        };
+        let climbers = cx.tops
+            & (PieceSet::of(color, Bug::Beetle) | (PieceSet::of(color, Bug::Mosquito) - cx.ground));
+        let on_queen = cx.board.top(eq).is_some_and(|t| climbers.contains(t));
+        let v = if on_queen { w.beetle_on_queen } else { 0 }
+            + sparse_count(climbers & cx.around_queen[enemy]) * w.beetle_near_queen;
+        acc.add(Term::BeetleAttack, color, v);
+    }
+}
+
+/// [`Term::Pillbug`]: Pillbugs, and Mosquitoes next to a Pillbug, next to either queen.
+#[inline(always)]
+fn pillbug<A: Acc>(cx: &Context, w: &EvalWeights, acc: &mut A) {
+    let pillbugs = cx.ground
+        & (PieceSet::of(Color::White, Bug::Pillbug) | PieceSet::of(Color::Black, Bug::Pillbug));
+    for color in [Color::White, Color::Black] {
+        let me = color as usize;
+        let mut users = pillbugs & PieceSet::of(color, Bug::Pillbug);
+        if !pillbugs.is_empty() {
+            for m in cx.ground & PieceSet::of(color, Bug::Mosquito) {
+                if !(cx.board.tops_around(cx.board.cell_of(m)) & pillbugs).is_empty() {
+                    users.insert(m);
                 }
             }
         }
         let mut v = 0;
-        if users != 0 {
+        if !users.is_empty() {
             // Throwing the own queen needs it free on the ground, and a free cell to throw to.
-            if ground & !pinned & (1 << own_queen) != 0 {
-                let mut m = users & around_queen[me];
-                while m != 0 {
-                    let id = m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    if occ[id] != 63 {
+            if (cx.ground - cx.pinned).contains(Piece::queen(color)) {
+                for p in users & cx.around_queen[me] {
+                    if cx.occ[p.id()] != 63 {
                         v += w.pillbug_defense;
                     }
                 }
             }
-            v += sparse_count(users & enemy_around) * w.pillbug_attack;
+            v += sparse_count(users & cx.around_queen[1 - me]) * w.pillbug_attack;
         }
         acc.add(Term::Pillbug, color, v);
     }
-
-    acc.add(Term::Tempo, game.side_to_move(), w.tempo);
 }
 
 #[cfg(test)]

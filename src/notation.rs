@@ -120,7 +120,7 @@ pub fn parse_move(game: &Game, s: &str) -> Result<Move, NotationError> {
         return Err(NotationError::TooManyWords(s.trim().to_string()));
     }
     let board = game.board();
-    let board_empty = board.on_board_mask() == 0;
+    let board_empty = board.pieces().is_empty();
     let Some(reference) = reference else {
         return if board_empty {
             Ok(Move::new(piece, Cell::ORIGIN))
@@ -150,7 +150,7 @@ pub fn parse_move(game: &Game, s: &str) -> Result<Move, NotationError> {
         .ok_or(NotationError::ReferenceNotOnBoard(ref_piece))?;
     let to = match dir {
         None => at,
-        Some(d) => at.neighbor(d),
+        Some(d) => at.neighbour(d),
     };
     if dir.is_some()
         && let Some(top) = board.top(to)
@@ -183,14 +183,14 @@ pub fn format_move(game: &Game, m: Move) -> String {
     };
     let board = game.board();
     let to = m.to();
-    if board.on_board_mask() == 0 {
+    if board.pieces().is_empty() {
         return piece.to_string();
     }
     if let Some(top) = board.top(to) {
         return format!("{piece} {top}");
     }
     for d in Direction::ALL {
-        let at = to.neighbor(d);
+        let at = to.neighbour(d);
         let mut reference = board.top(at);
         if reference == Some(piece) {
             reference = board.below(piece);

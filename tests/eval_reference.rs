@@ -37,7 +37,7 @@ fn splits_hive(game: &Game, cell: Cell) -> bool {
 
 /// The top pieces on the cells around `cell`.
 fn around(game: &Game, cell: Cell) -> Vec<Piece> {
-    cell.neighbors()
+    cell.neighbours()
         .iter()
         .filter_map(|&n| game.board().top(n))
         .collect()
@@ -66,7 +66,7 @@ fn is_pinned(game: &Game, p: Piece) -> bool {
 
 /// Directions in which a ground piece at `cell` can slide out, and occupied neighbours.
 fn slides_and_climbs(game: &Game, cell: Cell) -> (u32, u32) {
-    let n = cell.neighbors();
+    let n = cell.neighbours();
     let occ = |k: usize| occupied(game, n[k % 6]);
     let slides = (0..6)
         .filter(|&k| !occ(k) && occ(k + 5) != occ(k + 1))
@@ -199,7 +199,7 @@ fn reference(game: &Game, w: &EvalWeights) -> Terms {
             if !user {
                 continue;
             }
-            let free_cell = at.neighbors().iter().any(|&n| !occupied(game, n));
+            let free_cell = at.neighbours().iter().any(|&n| !occupied(game, n));
             if around(game, at).contains(&own)
                 && is_ground(game, own)
                 && !is_pinned(game, own)

@@ -10,9 +10,8 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use std::sync::atomic::AtomicBool;
-use waggle::core::game::queen;
 use waggle::core::perft::perft;
-use waggle::core::{Game, GameType, Move};
+use waggle::core::{Game, GameType, Move, Piece};
 use waggle::eval::{EvalWeights, WIN, evaluate, final_score};
 use waggle::notation::game_string;
 use waggle::search::{Engine, EngineOptions, Limits, SearchParams};
@@ -59,11 +58,13 @@ fn random_positions(
             let moves = game.legal_moves();
             // Half the time, a move next to the enemy queen if there is one, so that some
             // positions are decided within a few plies.
-            let enemy_queen = game.board().position(queen(game.side_to_move().opponent()));
+            let enemy_queen = game
+                .board()
+                .position(Piece::queen(game.side_to_move().opponent()));
             let attacks: Vec<Move> = moves
                 .iter()
                 .copied()
-                .filter(|m| enemy_queen.is_some_and(|q| q.neighbors().contains(&m.to())))
+                .filter(|m| enemy_queen.is_some_and(|q| q.neighbours().contains(&m.to())))
                 .collect();
             let pool = if !attacks.is_empty() && rng.gen_bool(0.5) {
                 &attacks[..]

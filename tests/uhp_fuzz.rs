@@ -158,10 +158,9 @@ impl Fuzzer {
             14 => "newgame".to_string(),
             15..=44 => match game {
                 Some(g) if !g.state().is_over() => {
-                    let mut g = g.clone();
                     let moves = g.legal_moves();
                     let m = moves.as_slice().choose(&mut self.rng).copied();
-                    format!("play {}", format_move(&g, m.unwrap_or(Move::PASS)))
+                    format!("play {}", format_move(g, m.unwrap_or(Move::PASS)))
                 }
                 _ => format!(
                     "play {} {}",

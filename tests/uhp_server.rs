@@ -36,7 +36,7 @@ fn positions() -> Vec<String> {
 
 /// Whether `line` is a legal move in `game_text`.
 fn legal(game_text: &str, line: &str) -> bool {
-    let mut game = parse_game_string(game_text, true).expect("GameString");
+    let game = parse_game_string(game_text, true).expect("GameString");
     parse_move(&game, line).is_ok_and(|m| game.legal_moves().contains(&m))
 }
 

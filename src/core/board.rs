@@ -2,6 +2,7 @@
 
 use super::hex::{CELLS, Cell};
 use super::piece::{Color, PIECE_COUNT, Piece};
+use super::piece_set::PieceSet;
 use super::zobrist;
 
 const NONE: u8 = u8::MAX;
@@ -20,7 +21,7 @@ pub struct Board {
     /// cells.
     adjacent: [u32; CELLS],
     /// Cell of each piece (meaningful only for pieces on the board).
-    pub(crate) pos: [Cell; PIECE_COUNT],
+    pos: [Cell; PIECE_COUNT],
     /// The piece directly beneath each piece, `NONE` when it stands on the ground.
     below: [u8; PIECE_COUNT],
     /// Bit `id` set when piece `id` is on the board.
@@ -81,16 +82,42 @@ impl Board {
         }
     }
 
+    /// Where `piece` stands, for a piece known to be on the board (for one in hand the answer
+    /// means nothing): the form for loops over [`Board::pieces`].
+    #[inline(always)]
+    pub fn cell_of(&self, piece: Piece) -> Cell {
+        debug_assert!(self.is_on_board(piece));
+        self.pos[piece.id()]
+    }
+
     /// Whether `piece` is on the board.
     #[inline(always)]
     pub fn is_on_board(&self, piece: Piece) -> bool {
         self.on_board & (1 << piece.id()) != 0
     }
 
-    /// Bit mask (by piece id) of the pieces on the board.
+    /// The pieces on the board.
     #[inline(always)]
-    pub fn on_board_mask(&self) -> u32 {
-        self.on_board
+    pub fn pieces(&self) -> PieceSet {
+        PieceSet::from_bits(self.on_board)
+    }
+
+    /// The pieces of `color` on the board.
+    #[inline(always)]
+    pub fn pieces_of(&self, color: Color) -> PieceSet {
+        self.pieces() & PieceSet::of_color(color)
+    }
+
+    /// The top pieces of the six cells around `cell`.
+    #[inline(always)]
+    pub fn tops_around(&self, cell: Cell) -> PieceSet {
+        // An empty cell's id (`NONE`) lands on bit 31, above every piece id, dropped at the end.
+        const _: () = assert!(PIECE_COUNT < 32);
+        let mut a = 0;
+        for &c in cell.neighbours() {
+            a |= 1 << (self.top[c.index()] as u32 & 31);
+        }
+        PieceSet::from_bits(a)
     }
 
     /// Whether `piece` is on the board and nothing stands on it.
@@ -166,39 +193,19 @@ impl Board {
         self.recolor(cell, id as u8, under);
         self.below[id] = NONE;
         self.on_board &= !(1 << id);
-        let piece = Piece::from_id(id).unwrap_or_else(|| unreachable!());
+        let piece = Piece::from_id_masked(id);
         (piece, h as u32)
     }
 
     /// Takes back a move of `piece` from `from` (`None`: it was placed) to `to`, setting the
     /// hash to `hash`, the one recorded before the move (cheaper than recomputing keys).
     #[inline(always)]
-    pub(crate) fn unmove(&mut self, piece: Piece, from: Option<Cell>, to: Cell, hash: u64) {
+    pub(super) fn unmove(&mut self, piece: Piece, from: Option<Cell>, to: Cell, hash: u64) {
         self.pop_unhashed(to);
         if let Some(from) = from {
             self.push_unhashed(piece, from);
         }
         self.hash = hash;
-    }
-
-    /// Lowers the recorded height of `cell` by one without touching its pieces, so that move
-    /// generation can look at the hive as if the top piece were lifted. Undo with
-    /// [`Board::unlift`].
-    #[inline(always)]
-    pub(crate) fn lift(&mut self, cell: Cell) {
-        self.height[cell.index()] -= 1;
-        if self.height[cell.index()] == 0 {
-            self.flip_occupied(cell);
-        }
-    }
-
-    /// Restores the height lowered by [`Board::lift`].
-    #[inline(always)]
-    pub(crate) fn unlift(&mut self, cell: Cell) {
-        self.height[cell.index()] += 1;
-        if self.height[cell.index()] == 1 {
-            self.flip_occupied(cell);
-        }
     }
 
     /// Whether any of the six neighbours of `cell` has a top piece of `color`.
@@ -209,12 +216,12 @@ impl Board {
 
     /// The occupied neighbours of `cell` as six bits (bit `k` for direction `k`).
     #[inline(always)]
-    pub fn occupied_neighbors(&self, cell: Cell) -> u32 {
+    pub fn occupied_neighbours(&self, cell: Cell) -> u32 {
         self.adjacent[cell.index()] >> OCCUPIED_SHIFT
     }
 
     /// The number of holes of the hive: empty regions it encloses (0 for an empty board).
-    /// Maintained by pushes and pops only, so meaningless while a piece is lifted.
+    /// Maintained by pushes and pops.
     #[inline(always)]
     pub fn holes(&self) -> i32 {
         if self.on_board == 0 {
@@ -226,7 +233,7 @@ impl Board {
 
     /// The whole neighbour word of `cell` (see `Board::adjacent`).
     #[inline(always)]
-    pub(crate) fn neighbor_word(&self, cell: Cell) -> u32 {
+    pub(super) fn neighbour_word(&self, cell: Cell) -> u32 {
         self.adjacent[cell.index()]
     }
 
@@ -240,26 +247,18 @@ impl Board {
         }
         if change & 1 << OCCUPIED_SHIFT != 0 {
             // The cell was filled or emptied: it brings or takes its pairs and triangles.
-            let delta = EULER_DELTA[self.occupied_neighbors(cell) as usize & 63] as i32;
+            let delta = EULER_DELTA[self.occupied_neighbours(cell) as usize & 63] as i32;
             self.euler += if new == NONE { -delta } else { delta };
         }
-        for (k, &n) in cell.neighbors().iter().enumerate() {
+        for (k, &n) in cell.neighbours().iter().enumerate() {
             // `cell` lies in direction `k + 3` from its neighbour `n`.
             self.adjacent[n.index()] ^= change << ((k + 3) % 6);
         }
     }
 
-    /// Flips the occupied bit of `cell` in its neighbours' words.
-    #[inline(always)]
-    fn flip_occupied(&mut self, cell: Cell) {
-        for (k, &n) in cell.neighbors().iter().enumerate() {
-            self.adjacent[n.index()] ^= 1 << (OCCUPIED_SHIFT as usize + (k + 3) % 6);
-        }
-    }
-
     /// Id of the top piece of `cell` as a raw byte (`u8::MAX` when empty), for hot loops.
     #[inline(always)]
-    pub(crate) fn top_id(&self, cell: Cell) -> u8 {
+    pub(super) fn top_id(&self, cell: Cell) -> u8 {
         self.top[cell.index()]
     }
 
@@ -278,12 +277,6 @@ impl Board {
             }
         }
         h
-    }
-
-    /// Mask (by piece id) of the pieces of `color` on the board.
-    #[inline(always)]
-    pub fn color_mask(&self, color: Color) -> u32 {
-        self.on_board & color.ids()
     }
 }
 

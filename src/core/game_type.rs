@@ -1,6 +1,7 @@
 //! Game types: the base game plus any of the three expansion bugs.
 
 use super::piece::{Bug, PIECES_PER_COLOR};
+use super::piece_set::PieceSet;
 use std::fmt;
 
 /// Which expansion bugs are in play.
@@ -51,20 +52,16 @@ impl GameType {
         }
     }
 
-    /// Mask (by piece id, both colours) of the pieces in play.
+    /// The pieces in play (both colours).
     #[inline(always)]
-    pub const fn piece_mask(self) -> u32 {
-        let mut per_color = (1u32 << 11) - 1; // Queen to Ants
-        if self.mosquito {
-            per_color |= 1 << Bug::Mosquito.first_index();
-        }
-        if self.ladybug {
-            per_color |= 1 << Bug::Ladybug.first_index();
-        }
-        if self.pillbug {
-            per_color |= 1 << Bug::Pillbug.first_index();
-        }
-        per_color | per_color << PIECES_PER_COLOR
+    pub const fn pieces(self) -> PieceSet {
+        // Queen to Ants, then the expansion bugs (without branches: this is on every
+        // placement generation's path).
+        let per_color = ((1u32 << 11) - 1)
+            | (self.mosquito as u32) << Bug::Mosquito.first_index()
+            | (self.ladybug as u32) << Bug::Ladybug.first_index()
+            | (self.pillbug as u32) << Bug::Pillbug.first_index();
+        PieceSet::from_bits(per_color | per_color << PIECES_PER_COLOR)
     }
 
     /// Parses a GameTypeString (`Base`, `Base+M`, ..., `Base+MLP`), case-insensitively; the

@@ -90,14 +90,14 @@ impl Cell {
 
     /// The neighbouring cell in direction `d`.
     #[inline(always)]
-    pub fn neighbor(self, d: Direction) -> Cell {
-        NEIGHBORS[self.index()][d as usize]
+    pub fn neighbour(self, d: Direction) -> Cell {
+        NEIGHBOURS[self.index()][d as usize]
     }
 
     /// All six neighbours, in the clockwise order of [`Direction::ALL`].
     #[inline(always)]
-    pub fn neighbors(self) -> &'static [Cell; 6] {
-        &NEIGHBORS[self.index()]
+    pub fn neighbours(self) -> &'static [Cell; 6] {
+        &NEIGHBOURS[self.index()]
     }
 
     /// The number of steps between two cells of one hive (0 for the same cell, 1 for
@@ -114,7 +114,7 @@ impl Cell {
     pub fn direction_to(self, other: Cell) -> Option<Direction> {
         Direction::ALL
             .into_iter()
-            .find(|&d| self.neighbor(d) == other)
+            .find(|&d| self.neighbour(d) == other)
     }
 
     /// Axial coordinates of this cell relative to `origin`, unwrapped to the range
@@ -134,7 +134,7 @@ impl fmt::Debug for Cell {
     }
 }
 
-const fn build_neighbors() -> [[Cell; 6]; CELLS] {
+const fn build_neighbours() -> [[Cell; 6]; CELLS] {
     let mut table = [[Cell(0); 6]; CELLS];
     let mut i = 0;
     while i < CELLS {
@@ -151,7 +151,7 @@ const fn build_neighbors() -> [[Cell; 6]; CELLS] {
     table
 }
 
-static NEIGHBORS: [[Cell; 6]; CELLS] = build_neighbors();
+static NEIGHBOURS: [[Cell; 6]; CELLS] = build_neighbours();
 
 #[cfg(test)]
 mod tests {
@@ -162,10 +162,10 @@ mod tests {
         for i in 0..CELLS {
             let a = Cell::from_index(i).unwrap();
             for (k, d) in Direction::ALL.into_iter().enumerate() {
-                let b = a.neighbor(d);
-                assert_eq!(b.neighbor(d.opposite()), a);
-                let c1 = a.neighbor(Direction::ALL[(k + 5) % 6]);
-                let c2 = a.neighbor(Direction::ALL[(k + 1) % 6]);
+                let b = a.neighbour(d);
+                assert_eq!(b.neighbour(d.opposite()), a);
+                let c1 = a.neighbour(Direction::ALL[(k + 5) % 6]);
+                let c2 = a.neighbour(Direction::ALL[(k + 1) % 6]);
                 assert!(b.direction_to(c1).is_some() && b.direction_to(c2).is_some());
             }
         }

@@ -3,30 +3,37 @@
 
 use super::game::Game;
 use super::move_list::MoveList;
+use super::movegen::MoveGen;
+use super::mv::Move;
 use rayon::prelude::*;
 
 /// Counts the move sequences of exactly `depth` plies from `game` (a forced pass counts as a
 /// move, a finished game has none). The last ply is counted, not played.
 pub fn perft(game: &mut Game, depth: u32) -> u64 {
     let mut lists: Vec<MoveList> = (0..depth.max(1)).map(|_| MoveList::new()).collect();
-    perft_inner(game, depth, &mut lists)
+    perft_inner(game, depth, &mut MoveGen::new(), &mut lists)
 }
 
-fn perft_inner(game: &mut Game, depth: u32, lists: &mut [MoveList]) -> u64 {
+fn perft_inner(
+    game: &mut Game,
+    depth: u32,
+    generator: &mut MoveGen,
+    lists: &mut [MoveList],
+) -> u64 {
     if depth == 0 {
         return 1;
     }
     if depth == 1 {
-        return game.count_moves() as u64;
+        return generator.count(game) as u64;
     }
     let Some((list, rest)) = lists.split_first_mut() else {
         return 0;
     };
-    game.generate_moves(list);
+    generator.generate(game, list);
     let mut total = 0;
     for &m in list.iter() {
         game.play_unchecked(m);
-        total += perft_inner(game, depth - 1, rest);
+        total += perft_inner(game, depth - 1, generator, rest);
         game.undo();
     }
     total
@@ -34,10 +41,9 @@ fn perft_inner(game: &mut Game, depth: u32, lists: &mut [MoveList]) -> u64 {
 
 /// The per-root-move counts of [`perft`] at `depth` >= 1, in generation order, split over
 /// `threads` threads (1 = this thread only).
-pub fn perft_divide(game: &Game, depth: u32, threads: usize) -> Vec<(super::mv::Move, u64)> {
-    let mut root = game.clone();
-    let moves = root.legal_moves();
-    let count = |m: &super::mv::Move| {
+pub fn perft_divide(game: &Game, depth: u32, threads: usize) -> Vec<(Move, u64)> {
+    let moves = game.legal_moves();
+    let count = |m: &Move| {
         let mut g = game.clone();
         g.play_unchecked(*m);
         (*m, perft(&mut g, depth.saturating_sub(1)))

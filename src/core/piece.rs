@@ -21,16 +21,6 @@ impl Color {
         }
     }
 
-    /// Mask (by piece id) of this colour's pieces.
-    #[inline(always)]
-    pub const fn ids(self) -> u32 {
-        let m = (1u32 << PIECES_PER_COLOR) - 1;
-        match self {
-            Color::White => m,
-            Color::Black => m << PIECES_PER_COLOR,
-        }
-    }
-
     /// The one-letter prefix used in piece names (`w` or `b`).
     pub const fn letter(self) -> char {
         match self {
@@ -133,7 +123,7 @@ pub const PIECES_PER_COLOR: usize = 14;
 pub const PIECE_COUNT: usize = 2 * PIECES_PER_COLOR;
 
 /// The bug of each piece id (both colours, so that no division is needed).
-pub(crate) const BUG_OF_ID: [Bug; PIECE_COUNT] = {
+const BUG_OF_ID: [Bug; PIECE_COUNT] = {
     let per_color = [
         Bug::Queen,
         Bug::Spider,
@@ -181,6 +171,19 @@ impl Piece {
         Some(Piece(
             color as u8 * PIECES_PER_COLOR as u8 + bug.first_index() + number - 1,
         ))
+    }
+
+    /// The piece of a bit found in a [`PieceSet`](super::PieceSet) (`id` below 28).
+    #[inline(always)]
+    pub(super) const fn from_id_masked(id: usize) -> Piece {
+        debug_assert!(id < PIECE_COUNT);
+        Piece(id as u8)
+    }
+
+    /// The queen of `color`.
+    #[inline(always)]
+    pub const fn queen(color: Color) -> Piece {
+        Piece(color as u8 * PIECES_PER_COLOR as u8)
     }
 
     /// Dense id in `0..PIECE_COUNT`.

@@ -7,7 +7,7 @@ use super::piece::Bug;
 
 impl Game {
     /// Checks that `m` is legal here; otherwise names the first rule it breaks.
-    pub fn check_move(&mut self, m: Move) -> Result<(), RuleError> {
+    pub fn check_move(&self, m: Move) -> Result<(), RuleError> {
         if self.state().is_over() {
             return Err(RuleError::GameOver);
         }
@@ -44,7 +44,7 @@ impl Game {
                 RuleError::BadPlacement(piece)
             }),
             Some(at) => {
-                let pinned = board.height(at) == 1 && self.pinned() & (1 << piece.id()) != 0;
+                let pinned = board.height(at) == 1 && self.pinned().contains(piece);
                 Err(if self.turn_number() == 4 && !self.queen_placed(me) {
                     RuleError::QueenByFourthTurn
                 } else if !self.queen_placed(me) && piece.color() == me {

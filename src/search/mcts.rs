@@ -18,7 +18,7 @@
 
 use super::time::TimeManager;
 use super::{Limits, SearchInfo};
-use crate::core::{Game, GameState, Move, MoveList};
+use crate::core::{Game, GameState, Move, MoveGen, MoveList};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -105,6 +105,7 @@ struct Tree<'a> {
     params: MctsParams,
     eval: &'a (dyn Fn(&Game) -> i32 + Sync),
     list: MoveList,
+    movegen: MoveGen,
 }
 
 /// Result of one tree: visits and values of the root moves.
@@ -124,23 +125,24 @@ impl<'a> Tree<'a> {
             params,
             eval,
             list: MoveList::new(),
+            movegen: MoveGen::new(),
         }
     }
 
     /// Creates the children of `idx` (the position `game`); false when the arena is full.
     fn expand(&mut self, idx: usize, game: &mut Game) -> bool {
-        game.generate_moves(&mut self.list);
+        self.movegen.generate(game, &mut self.list);
         let n = self.list.len();
         if self.nodes.len() + n > self.capacity || n > u16::MAX as usize {
             return false;
         }
-        let enemy_queen = crate::core::game::queen(game.side_to_move().opponent());
+        let enemy_queen = crate::core::Piece::queen(game.side_to_move().opponent());
         let target = game.board().position(enemy_queen);
         let first = self.nodes.len();
         let mut total = 0.0;
         for &m in self.list.iter() {
             let attacks = match (target, m.piece()) {
-                (Some(q), Some(_)) => q.neighbors().contains(&m.to()),
+                (Some(q), Some(_)) => q.neighbours().contains(&m.to()),
                 _ => false,
             };
             let w = if attacks {
@@ -353,8 +355,7 @@ pub fn search(
         Some(&m) => m,
         None => {
             // The root was never expanded (no iteration ran): any legal move.
-            let mut g = game.clone();
-            g.legal_moves().first().copied().unwrap_or(Move::PASS)
+            game.legal_moves().first().copied().unwrap_or(Move::PASS)
         }
     }
 }

@@ -258,7 +258,8 @@ impl Engine {
     /// limits are reached, with the best move found so far; `report` receives a [`SearchInfo`]
     /// after each completed iteration. The move returned is always legal.
     ///
-    /// [`Algorithm::Mcts`] is not implemented yet: it searches with alpha-beta too.
+    /// With [`Algorithm::Mcts`] the Monte Carlo tree search of [`mcts`] chooses instead (its
+    /// threads grow separate trees, merged at the end).
     pub fn search(
         &mut self,
         game: &Game,
@@ -437,8 +438,7 @@ impl RootSearch<'_> {
 
     /// The legal root moves, in the order the node search would try them first.
     fn root_moves(&self, game: &Game) -> Vec<RootMove> {
-        let mut g = game.clone();
-        let moves = g.legal_moves();
+        let moves = game.legal_moves();
         let mut w = lock(&self.workers[0]);
         let ordered = w.order_root(self.shared, &moves);
         ordered

@@ -4,11 +4,9 @@
 use super::SearchParams;
 use super::time::{CHECK_INTERVAL, TimeManager};
 use super::tt::{self, Bound, TranspositionTable};
-use crate::core::game::queen;
-use crate::core::hex::CELLS;
-use crate::core::move_list::MAX_MOVES;
-use crate::core::piece::PIECE_COUNT;
-use crate::core::{Cell, Game, Move, MoveList, Piece};
+use crate::core::{
+    CELLS, Cell, Game, MAX_MOVES, Move, MoveGen, MoveList, PIECE_COUNT, Piece, PieceSet,
+};
 use crate::eval::{self, EvalWeights, PreparedWeights, WIN, WIN_THRESHOLD};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -190,6 +188,8 @@ pub struct Worker {
     weights: PreparedWeights,
     /// Marks around the queens while [`Worker::score_moves`] runs (all zero otherwise).
     zone: Box<[u8; CELLS]>,
+    /// The move generator's scratch.
+    movegen: MoveGen,
 }
 
 /// Entries of the evaluation cache (a power of two).
@@ -224,6 +224,7 @@ impl Worker {
             eval_cache: vec![(0, 0); EVAL_CACHE],
             weights: PreparedWeights::new(weights, game.game_type()),
             zone: Box::new([0; CELLS]),
+            movegen: MoveGen::new(),
             game,
         }
     }
@@ -329,6 +330,37 @@ impl Worker {
         None
     }
 
+    /// At a PV node whose first move has set a bound: shares out the other moves of `data`
+    /// among the threads of `split`. Returns the best score among them and, when it beats
+    /// `alpha`, its move (the principal variation is updated); `None` when the search was
+    /// aborted.
+    #[allow(clippy::too_many_arguments)]
+    fn search_split(
+        &mut self,
+        sh: &Shared,
+        split: &Split,
+        data: &mut PlyData,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> Option<(i32, Option<Move>)> {
+        let n = data.moves.len();
+        let moves: Vec<(Move, i32)> = (1..n).map(|j| pick(data, j, n)).collect();
+        let r = split.search(sh, &self.game, &moves, depth, alpha, beta, ply);
+        if sh.aborted() {
+            return None;
+        }
+        let mut best_move = None;
+        if let Some((m, pv)) = r.best_move
+            && r.best > alpha
+        {
+            best_move = Some(m);
+            self.set_pv(ply, m, &pv);
+        }
+        Some((r.best, best_move))
+    }
+
     /// Negamax principal variation search of the current position to `depth` plies, from the
     /// side to move's view. Fail-soft: the result may lie outside `(alpha, beta)`.
     pub fn negamax(
@@ -403,7 +435,7 @@ impl Worker {
         let Some(mut data) = self.stack[ply].take() else {
             return self.evaluate();
         };
-        self.game.generate_moves(&mut data.moves);
+        self.movegen.generate(&self.game, &mut data.moves);
         let n = data.moves.len();
         // The table's move (if legal here) goes first; the others are scored only if it does
         // not cut off.
@@ -432,20 +464,15 @@ impl Worker {
                 && let Some(split) = &sh.split
             {
                 // The first move has set a bound: share out the others.
-                let moves: Vec<(Move, i32)> = (1..n).map(|j| pick(&mut data, j, n)).collect();
-                let r = split.search(sh, &self.game, &moves, depth, alpha, beta, ply);
-                if sh.aborted() {
+                let Some((score, m)) =
+                    self.search_split(sh, split, &mut data, depth, alpha, beta, ply)
+                else {
                     self.stack[ply] = Some(data);
                     return 0;
-                }
-                if r.best > best {
-                    best = r.best;
-                }
-                if let Some((m, pv)) = r.best_move
-                    && r.best > alpha
-                {
-                    best_move = Some(m);
-                    self.set_pv(ply, m, &pv);
+                };
+                best = best.max(score);
+                if m.is_some() {
+                    best_move = m;
                 }
                 break;
             }
@@ -502,7 +529,7 @@ impl Worker {
             return stand;
         }
         let me = self.game.side_to_move();
-        let Some(eq) = self.game.board().position(queen(me.opponent())) else {
+        let Some(eq) = self.game.board().position(Piece::queen(me.opponent())) else {
             return stand;
         };
         if self.game.queen_pressure(me.opponent()) < sh.params.quiescence_pressure {
@@ -515,7 +542,8 @@ impl Worker {
         let Some(mut data) = self.stack[ply].take() else {
             return stand;
         };
-        self.game.generate_moves_next_to(eq, &mut data.moves);
+        self.movegen
+            .generate_next_to(&self.game, eq, &mut data.moves);
         let kept = self.keep_queen_attacks(&mut data.moves, eq);
         let mut best = stand;
         for i in 0..kept {
@@ -550,17 +578,19 @@ impl Worker {
     fn keep_queen_attacks(&self, moves: &mut MoveList, eq: Cell) -> usize {
         let board = self.game.board();
         // Pieces alone on a cell next to the queen.
-        let mut leaves = 0u32;
-        for &c in eq.neighbors() {
-            if board.height(c) == 1 {
-                leaves |= 1 << (board.top_id(c) as u32 & 31);
+        let mut leaves = PieceSet::EMPTY;
+        for &c in eq.neighbours() {
+            if board.height(c) == 1
+                && let Some(p) = board.top(c)
+            {
+                leaves.insert(p);
             }
         }
         let moves = moves.as_mut_slice();
         let mut kept = 0;
         for j in 0..moves.len() {
             let m = moves[j];
-            if m.piece().is_some_and(|p| leaves >> p.id() & 1 == 0) {
+            if m.piece().is_some_and(|p| !leaves.contains(p)) {
                 moves[kept] = m;
                 kept += 1;
             }
@@ -695,30 +725,34 @@ impl Worker {
     fn score_moves(&mut self, data: &mut PlyData, from: usize, ply: usize) {
         let me = self.game.side_to_move();
         let board = self.game.board();
-        let enemy_q = board.position(queen(me.opponent()));
-        let my_q = board.position(queen(me));
+        let enemy_q = board.position(Piece::queen(me.opponent()));
+        let my_q = board.position(Piece::queen(me));
         let zone = &mut self.zone;
         // Per piece id: bits 3 to 5 of the index into `BONUS`.
         let mut flags = [0u8; 32];
         if let Some(q) = enemy_q {
             zone[q.index()] |= ON_ENEMY_QUEEN;
-            for &c in q.neighbors() {
+            for &c in q.neighbours() {
                 zone[c.index()] |= NEXT_TO_ENEMY_QUEEN;
-                if board.height(c) == 1 {
-                    flags[board.top_id(c) as usize & 31] |= LEAVES_ENEMY_QUEEN;
+                if board.height(c) == 1
+                    && let Some(p) = board.top(c)
+                {
+                    flags[p.id() & 31] |= LEAVES_ENEMY_QUEEN;
                 }
             }
         }
         if let Some(q) = my_q {
-            for &c in q.neighbors() {
+            for &c in q.neighbours() {
                 zone[c.index()] |= NEXT_TO_OWN_QUEEN;
-                if board.height(c) == 1 {
-                    flags[board.top_id(c) as usize & 31] |= LEAVES_OWN_QUEEN;
+                if board.height(c) == 1
+                    && let Some(p) = board.top(c)
+                {
+                    flags[p.id() & 31] |= LEAVES_OWN_QUEEN;
                 }
             }
         }
         // The own queen gets no bonus or penalty for its own neighbourhood.
-        flags[queen(me).id()] |= IS_OWN_QUEEN;
+        flags[Piece::queen(me).id()] |= IS_OWN_QUEEN;
         let killers = self.killers[ply];
         for k in killers {
             if !k.is_pass() {
@@ -764,7 +798,7 @@ impl Worker {
         }
         for q in [enemy_q, my_q].into_iter().flatten() {
             zone[q.index()] = 0;
-            for &c in q.neighbors() {
+            for &c in q.neighbours() {
                 zone[c.index()] = 0;
             }
         }

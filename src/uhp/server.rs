@@ -256,8 +256,7 @@ impl<W: Write> Server<W> {
             // The host has gone away; there is nobody left to answer.
             return Err(err(format!("Cannot write the search reports: {e}")));
         }
-        let mut scratch = game.clone();
-        let legal = scratch.legal_moves();
+        let legal = game.legal_moves();
         let chosen = if legal.contains(&chosen) {
             chosen
         } else {

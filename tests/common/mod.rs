@@ -60,7 +60,7 @@ pub fn is_connected(cells: &HashSet<Cell>) -> bool {
     let mut seen = HashSet::from([start]);
     let mut todo = vec![start];
     while let Some(c) = todo.pop() {
-        for &n in c.neighbors() {
+        for &n in c.neighbours() {
             if cells.contains(&n) && seen.insert(n) {
                 todo.push(n);
             }

@@ -143,7 +143,7 @@ impl Drop for Engine {
 /// Whether `move_text` names a legal move in the game of `game_text` (moves are compared as
 /// piece and destination, never as strings).
 pub fn is_legal(game_text: &str, move_text: &str) -> bool {
-    let Ok(mut game) = parse_game_string(game_text, true) else {
+    let Ok(game) = parse_game_string(game_text, true) else {
         panic!("bad GameString {game_text}");
     };
     match parse_move(&game, move_text) {

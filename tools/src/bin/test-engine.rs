@@ -257,7 +257,7 @@ fn illegal_move(game: &mut Game) -> String {
     let legal = game.legal_moves();
     let targets: Vec<Cell> = Piece::all()
         .filter_map(|p| game.board().position(p))
-        .flat_map(|c| c.neighbors().to_vec())
+        .flat_map(|c| c.neighbours().to_vec())
         .filter(|&c| !game.board().is_occupied(c))
         .collect();
     let own = game.side_to_move();
