@@ -2,6 +2,9 @@
 //!
 //! Parsing is lenient (case, extra spaces, any neighbour as reference); printing is canonical.
 
+// Bad input must get an answer, never a crash: no unwrap, expect or panic outside the tests.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use crate::core::{Bug, Cell, Color, Direction, Game, GameState, GameType, Move, Piece, RuleError};
 use std::fmt;
 

@@ -588,7 +588,7 @@ fn placements<S: MoveSink>(game: &Game, me: Color, out: &mut S) {
     let turn = game.turn_number();
     // Copies of a bug enter in order, so the next one in hand is the lowest in hand: the first
     // copy, or one whose predecessor is on the board.
-    let in_hand = (game.game_type().pieces() & PieceSet::of_color(me) - board.pieces()).bits();
+    let in_hand = (game.game_type().pieces() & (PieceSet::of_color(me) - board.pieces())).bits();
     let mut next = PieceSet::from_bits(in_hand & (!(in_hand << 1) | FIRST_COPIES.bits()));
     let queen = Piece::queen(me);
     if turn == 1 {

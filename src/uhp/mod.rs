@@ -10,6 +10,9 @@
 //!
 //! [`Engine`]: crate::search::Engine
 
+// Bad input must get an answer, never a crash: no unwrap, expect or panic outside the tests.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod board_view;
 mod input;
 mod options;
