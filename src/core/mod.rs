@@ -1,4 +1,6 @@
 //! The rules of Hive: no I/O, only positions and moves.
+//!
+//! `docs/rules.md` states the rules as implemented here.
 
 pub mod board;
 mod cell_set;
