@@ -5,7 +5,7 @@
 //! [`Server::run`] over its input, so tests drive it in memory while [`run_stdio`] drives it over
 //! standard input and output with SIGINT wired to the search's stop flag.
 //!
-//! Framing, as `../shared/UHP.md` describes it: every reply ends with a line `ok`; a failure is a
+//! Framing, as `docs/protocol.md` describes it: every reply ends with a line `ok`; a failure is a
 //! single line `err <message>` or `invalidmove <message>` before it, and changes nothing.
 //!
 //! [`Engine`]: crate::search::Engine

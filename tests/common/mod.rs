@@ -1,5 +1,5 @@
-//! Helpers shared by the integration tests: reading the shared test data, and a plain
-//! connectivity check of cells.
+//! Helpers shared by the integration tests: reading the test data of `engine-tests/data/`, and a
+//! plain connectivity check of cells.
 
 #![allow(dead_code)]
 
@@ -7,10 +7,10 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use waggle::core::Cell;
 
-/// Path of a file under `../shared/testdata/` (relative to the project root).
-pub fn shared(rel: &str) -> PathBuf {
+/// Path of a file under `engine-tests/data/` (the test data from other engines, see its README).
+pub fn data(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/testdata")
+        .join("engine-tests/data")
         .join(rel)
 }
 
@@ -22,7 +22,7 @@ pub struct Row {
 
 /// Reads a Mzinga-style data file: UTF-8 with an optional BOM, `#` comments, TAB-separated.
 pub fn read_rows(rel: &str) -> Vec<Row> {
-    let path = shared(rel);
+    let path = data(rel);
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let mut group = String::new();

@@ -3,7 +3,7 @@
 
 Usage: bestmove_latency.py WAGGLE_BINARY [CALLS] [--option NAME=VALUE ...]
 
-Loads the mid-game positions of ../shared/testdata/perft-positions.tsv in turn, asks for
+Loads the mid-game positions of engine-tests/data/perft-positions.tsv in turn, asks for
 `bestmove time T` with T drawn uniformly from 0.1 s to 1 s (seeded), and times each call from
 writing the command to reading its final `ok`. Prints one line per call and then the worst
 overshoot (elapsed minus T) and the median.
@@ -21,7 +21,7 @@ def main():
     calls = int(sys.argv[2]) if len(sys.argv) > 2 and not sys.argv[2].startswith("--") else 100
     extra = [a for a in sys.argv[2:] if a.startswith("--option") or "=" in a]
     root = os.path.dirname(os.path.abspath(__file__))
-    data = os.path.join(root, "..", "..", "..", "shared", "testdata", "perft-positions.tsv")
+    data = os.path.join(root, "..", "..", "engine-tests", "data", "perft-positions.tsv")
     games = []
     with open(data, encoding="utf-8-sig") as f:
         for line in f:

@@ -21,10 +21,10 @@ fn diff(sub: &str, engine: &str, rest: &str, games: &[&str]) -> (i32, String, St
     )
 }
 
-/// The shared perft positions, `../shared/testdata` from the project root.
+/// The mid-game perft positions, in `engine-tests/data/` of the project root.
 const POSITIONS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/testdata/perft-positions.tsv"
+    "/../engine-tests/data/perft-positions.tsv"
 );
 
 #[test]

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! uhp-diff -e ./other-engine --games 100 --plies 80 --game-types all
-//! uhp-diff perft -e ./other-engine --positions ../shared/testdata/perft-positions.tsv --depth 2
+//! uhp-diff perft -e ./other-engine --positions engine-tests/data/perft-positions.tsv --depth 2
 //! ```
 //!
 //! Exit status: 0 when no difference was found, 1 when some were (each is printed with its
