@@ -3,7 +3,7 @@
 use super::board_view;
 use super::input::{self, LineRead, MAX_LINE_BYTES};
 use super::options::{OptionId, Settings};
-use super::perft::perft;
+use crate::core::perft::perft_with_stop;
 use crate::core::{Game, GameType, Move};
 use crate::notation::{format_move, game_string, parse_game_string, parse_game_type, parse_move};
 use crate::search::{Engine, Limits, SearchInfo};
@@ -393,7 +393,7 @@ impl<W: Write> Server<W> {
         let game = game.as_mut().ok_or_else(|| err(NO_GAME))?;
         for d in 1..=depth {
             let start = Instant::now();
-            let Some(nodes) = perft(game, d, stop) else {
+            let Some(nodes) = perft_with_stop(game, d, stop) else {
                 break;
             };
             let secs = start.elapsed().as_secs_f64();
