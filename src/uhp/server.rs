@@ -404,7 +404,7 @@ impl<W: Write> Server<W> {
             };
             let written = writeln!(
                 out,
-                "depth={d} nodes={nodes} time_ms={} nps={nps}",
+                "{d} {nodes} time_ms={} nps={nps}",
                 (secs * 1000.0).round() as u64
             )
             .and_then(|()| out.flush());
@@ -597,7 +597,7 @@ fn help(args: &str) -> Reply {
         (
             "perft",
             "perft <N>",
-            "Extension: counts the move sequences of 1 to N plies from the current position; SIGINT stops it.",
+            "Extension: counts the move sequences of 1 to N plies from the current position, one line per depth: depth, count, time_ms=<milliseconds> nps=<positions per second>; SIGINT stops it.",
         ),
         (
             "board",
