@@ -179,7 +179,29 @@ fn split_mark(s: &str, lead: bool) -> (Option<char>, &str) {
     }
 }
 
+/// The order in which [`format_move`] looks for a reference around the destination: the
+/// direction from the destination to the neighbour, starting at the upper left and going
+/// clockwise. It is the reference engine's (Mzinga's) order, so both spell a move alike.
+const REFERENCE_ORDER: [Direction; 6] = [
+    Direction::NorthWest,
+    Direction::NorthEast,
+    Direction::East,
+    Direction::SouthEast,
+    Direction::SouthWest,
+    Direction::West,
+];
+
 /// Prints `m` as the canonical MoveString in `game`'s position (before the move is played).
+///
+/// The spelling is the reference engine's, so that tools comparing move strings see the same
+/// text from both:
+/// - the first move of a game is the piece name alone;
+/// - a move onto a piece (a climb) names the top piece there, without a mark;
+/// - any other move names the top piece of the first occupied neighbour of the destination in
+///   [`REFERENCE_ORDER`] (upper left, upper right, right, lower right, lower left, left),
+///   with the mark that puts the destination on that side of it. When that top piece is the
+///   moving piece itself (a beetle stepping down off a stack), the piece under it is named;
+///   the moving piece's own cell is skipped when nothing is under it.
 pub fn format_move(game: &Game, m: Move) -> String {
     let Some(piece) = m.piece() else {
         return "pass".to_string();
@@ -192,27 +214,28 @@ pub fn format_move(game: &Game, m: Move) -> String {
     if let Some(top) = board.top(to) {
         return format!("{piece} {top}");
     }
-    for d in Direction::ALL {
-        let at = to.neighbour(d);
-        let mut reference = board.top(at);
-        if reference == Some(piece) {
-            reference = board.below(piece);
-        }
-        let Some(r) = reference else {
-            continue;
+    let reference = REFERENCE_ORDER.into_iter().find_map(|d| {
+        let top = board.top(to.neighbour(d))?;
+        let r = if top == piece {
+            board.below(piece)?
+        } else {
+            top
         };
-        // `to` lies in direction `d.opposite()` from the reference.
-        return match d.opposite() {
-            Direction::East => format!("{piece} {r}-"),
-            Direction::West => format!("{piece} -{r}"),
-            Direction::NorthEast => format!("{piece} {r}/"),
-            Direction::SouthWest => format!("{piece} /{r}"),
-            Direction::SouthEast => format!("{piece} {r}\\"),
-            Direction::NorthWest => format!("{piece} \\{r}"),
-        };
+        Some((d, r))
+    });
+    let Some((d, r)) = reference else {
+        // Not reachable for a legal move: every destination touches another piece.
+        return piece.to_string();
+    };
+    // `to` lies in direction `d.opposite()` from the reference.
+    match d.opposite() {
+        Direction::East => format!("{piece} {r}-"),
+        Direction::West => format!("{piece} -{r}"),
+        Direction::NorthEast => format!("{piece} {r}/"),
+        Direction::SouthWest => format!("{piece} /{r}"),
+        Direction::SouthEast => format!("{piece} {r}\\"),
+        Direction::NorthWest => format!("{piece} \\{r}"),
     }
-    // Not reachable for a legal move: every destination touches another piece.
-    piece.to_string()
 }
 
 /// The UHP turn string (`White[3]`).

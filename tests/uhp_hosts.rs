@@ -152,10 +152,7 @@ fn sigint_stops_a_perft_and_is_harmless_while_idle() {
     );
     assert!(lines.len() < 12, "{lines:?}");
     for (i, line) in lines.iter().enumerate() {
-        assert!(
-            line.starts_with(&format!("depth={} nodes=", i + 1)),
-            "{line}"
-        );
+        assert!(line.starts_with(&format!("{} ", i + 1)), "{line}");
     }
     // The position is untouched and the engine keeps working.
     assert_eq!(valid_moves(&mut engine), before);

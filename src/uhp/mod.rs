@@ -16,7 +16,6 @@
 mod board_view;
 mod input;
 mod options;
-mod perft;
 mod server;
 mod stdio;
 

@@ -3,7 +3,7 @@
 use super::board_view;
 use super::input::{self, LineRead, MAX_LINE_BYTES};
 use super::options::{OptionId, Settings};
-use super::perft::perft;
+use crate::core::perft::perft_with_stop;
 use crate::core::{Game, GameType, Move};
 use crate::notation::{format_move, game_string, parse_game_string, parse_game_type, parse_move};
 use crate::search::{Engine, Limits, SearchInfo};
@@ -392,7 +392,7 @@ impl<W: Write> Server<W> {
         let game = game.as_mut().ok_or_else(|| err(NO_GAME))?;
         for d in 1..=depth {
             let start = Instant::now();
-            let Some(nodes) = perft(game, d, stop) else {
+            let Some(nodes) = perft_with_stop(game, d, stop) else {
                 break;
             };
             let secs = start.elapsed().as_secs_f64();
@@ -403,7 +403,7 @@ impl<W: Write> Server<W> {
             };
             let written = writeln!(
                 out,
-                "depth={d} nodes={nodes} time_ms={} nps={nps}",
+                "{d} {nodes} time_ms={} nps={nps}",
                 (secs * 1000.0).round() as u64
             )
             .and_then(|()| out.flush());
@@ -596,7 +596,7 @@ fn help(args: &str) -> Reply {
         (
             "perft",
             "perft <N>",
-            "Extension: counts the move sequences of 1 to N plies from the current position; SIGINT stops it.",
+            "Extension: counts the move sequences of 1 to N plies from the current position, one line per depth: depth, count, time_ms=<milliseconds> nps=<positions per second>; SIGINT stops it.",
         ),
         (
             "board",

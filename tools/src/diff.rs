@@ -377,8 +377,10 @@ pub fn parse_perft_positions(
     Ok(out)
 }
 
-/// Reads a perft count from a `perft N` reply: the number after `nodes` on the last line,
-/// else that line's only number other than the depth.
+/// Reads a perft count from a `perft N` reply: the number after `nodes` on the last line, else
+/// the count of a last line that starts with the depth and the count (`3 1440 ...`, `3: 1,440`,
+/// as waggle's UHP reply and the `uhp-utils` tools have them), else that line's only number
+/// other than the depth.
 pub fn parse_perft_reply(reply: &[String], depth: u32) -> Option<u64> {
     let line = reply
         .iter()
@@ -393,6 +395,13 @@ pub fn parse_perft_reply(reply: &[String], depth: u32) -> Option<u64> {
             .take_while(|c| c.is_ascii_digit())
             .collect();
         return digits.parse().ok();
+    }
+    let mut words = lower.split_whitespace();
+    if let (Some(d), Some(n)) = (words.next(), words.next())
+        && d.trim_end_matches(':').parse::<u32>() == Ok(depth)
+        && let Ok(n) = n.replace(',', "").parse()
+    {
+        return Some(n);
     }
     let numbers: Vec<u64> = lower
         .split(|c: char| !c.is_ascii_digit())
@@ -543,6 +552,14 @@ mod tests {
             ),
             Some(96)
         );
+        assert_eq!(
+            parse_perft_reply(
+                &lines(&["1 4 time_ms=0 nps=0", "2 96 time_ms=0 nps=96000"]),
+                2
+            ),
+            Some(96)
+        );
+        assert_eq!(parse_perft_reply(&lines(&["3: 1,440"]), 3), Some(1440));
         assert_eq!(parse_perft_reply(&lines(&["Nodes: 1234"]), 3), Some(1234));
         assert_eq!(parse_perft_reply(&lines(&["1234"]), 3), Some(1234));
         assert_eq!(
