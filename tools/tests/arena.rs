@@ -261,3 +261,128 @@ fn waggle_against_itself_at_depth_one() {
     }
     assert!(stdout.contains("Engine failures: none"), "{stdout}");
 }
+
+#[test]
+fn the_whole_seconds_test_engine_refuses_fractions_like_the_real_one() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(test_engine())
+        .arg("--whole-seconds")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"newgame Base\nbestmove time 00:00:00.500\nbestmove time 00:00:01\nexit\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(
+        lines.contains(&"err UnrecognizedCommand(\"time 00:00:00.500\")"),
+        "{stdout}"
+    );
+    // The whole-seconds request gets a move (the line after the err's `ok`).
+    let after = lines.iter().rposition(|l| l.starts_with("err ")).unwrap();
+    assert_eq!(lines[after + 1], "ok");
+    assert!(lines[after + 2].starts_with('w'), "{stdout}");
+}
+
+#[test]
+fn engines_refusing_fractions_get_whole_seconds_and_the_report_says_so() {
+    for limit in ["--move-time 0.2", "--clock 3+0.1"] {
+        let dir = tmp_dir(&format!("arena-whole-{}", &limit[2..6]));
+        let strict = format!("strict={} --whole-seconds", test_engine());
+        let usual = format!("usual={}", test_engine());
+        let rest = format!("{limit} --openings 2 --max-moves 4 --concurrency 2");
+        let (stdout, stderr) = play(&[&strict, &usual], &rest, &dir);
+        let recs = check_match(&dir, &stdout, &["strict", "usual"], 4);
+        for r in &recs {
+            assert_eq!(r.termination, "max-moves", "{limit}: {}", r.reason);
+        }
+        assert!(stdout.contains("Engine failures: none"), "{stdout}");
+        let strict_line = stdout.lines().find(|l| l.contains("strict: ")).unwrap();
+        assert!(strict_line.contains("whole seconds"), "{stdout}");
+        let usual_line = stdout.lines().find(|l| l.contains("usual: ")).unwrap();
+        assert!(!usual_line.contains("whole seconds"), "{stdout}");
+        assert!(stderr.contains("whole seconds"), "{stderr}");
+    }
+}
+
+#[test]
+fn other_spellings_shuffled_lists_and_extra_lines_are_understood() {
+    let dir = tmp_dir("arena-quirky");
+    let quirky = format!("quirky={} --quirky", test_engine());
+    let plain = format!("plain={}", test_engine());
+    let rest = "--move-time 0.01 --openings 4 --game-types all --max-moves 40 --concurrency 2";
+    let (stdout, _) = play(&[&quirky, &plain], rest, &dir);
+    let recs = check_match(&dir, &stdout, &["quirky", "plain"], 8);
+    for r in &recs {
+        assert!(
+            matches!(
+                r.termination.as_str(),
+                "queen-surrounded" | "both-queens" | "repetition" | "max-moves"
+            ),
+            "{}",
+            r.reason
+        );
+    }
+    // The quirky engine really spells moves differently, lists them out of order and adds
+    // lines: ask it directly.
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let position = "Base;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-";
+    let mut child = Command::new(test_engine())
+        .args(["--quirky", "--seed", "5"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = format!("newgame {position}\nbestmove depth 1\nvalidmoves\nexit\n");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("note: new game"), "{stdout}");
+    assert!(stdout.contains("thinking"), "{stdout}");
+    let list = stdout.lines().rev().nth(1).unwrap();
+    let game = waggle::notation::parse_game_string(position, true).unwrap();
+    let spelt: Vec<&str> = list.split(';').collect();
+    let canonical: Vec<String> = spelt
+        .iter()
+        .map(|s| {
+            let m = waggle::notation::parse_move(&game, s).unwrap();
+            waggle::notation::format_move(&game, m)
+        })
+        .collect();
+    assert!(spelt.iter().zip(&canonical).any(|(s, c)| s != c), "{list}");
+    let mut sorted = canonical.clone();
+    sorted.sort();
+    assert_ne!(sorted, canonical, "{list}");
+}
+
+#[test]
+fn seeded_test_engines_play_the_same_game_whatever_they_played_before() {
+    let a = format!("a={} --seed 3", test_engine());
+    let b = format!("b={} --seed 4", test_engine());
+    let mut runs = Vec::new();
+    for (k, concurrency) in ["1", "2"].into_iter().enumerate() {
+        let dir = tmp_dir(&format!("arena-seeded-{k}"));
+        let rest = format!("--depth 1 --openings 3 --max-moves 20 --concurrency {concurrency}");
+        play(&[&a, &b], &rest, &dir);
+        let mut lines: Vec<String> = records(&dir)
+            .iter()
+            .map(|r| format!("{} {} {}", r.id, r.result.name(), r.game_string))
+            .collect();
+        lines.sort();
+        runs.push(lines);
+    }
+    assert_eq!(runs[0], runs[1]);
+}

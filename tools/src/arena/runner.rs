@@ -9,20 +9,21 @@
 //! - `failures.log`: every engine failure with the engine's last command and output;
 //! - `report.txt`: the final report.
 
-use super::game::{GameSettings, PlayedGame, Seat, play_game};
+use super::game::{GameSettings, Limit, PlayedGame, Seat, TimeFormat, play_game};
 use super::record::{GameRecord, header};
 use super::report::{Sprt, Tally};
 use super::{GameSpec, Mode, Shard, schedule};
 use crate::error::ToolError;
 use crate::openings::Opening;
 use crate::pgn::{PgnHeader, today, write_pgn};
-use crate::process::{EngineSpec, UhpProcess};
+use crate::process::{EngineSpec, UhpProcess, failure_line};
 use crate::stats::SprtDecision;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::channel;
+use std::time::Duration;
 use waggle::notation::game_string;
 
 /// A match to play.
@@ -152,28 +153,91 @@ impl Outputs {
     }
 }
 
+/// What the start-up check learnt about an engine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineCheck {
+    /// Its `id` line.
+    pub id: String,
+    /// What it accepts in `bestmove time`.
+    pub time_format: TimeFormat,
+}
+
+/// The time sent by the probe: a fraction of a second.
+const PROBE_TIME: &str = "00:00:00.100";
+
+/// Finds out whether the engine `p` accepts fractions of a second in `bestmove time`: on a
+/// fresh `newgame Base` it is asked `bestmove time 00:00:00.100`; a move means fractions, an
+/// `err`/`invalidmove` means whole seconds, confirmed with `bestmove time 00:00:01`. The
+/// process is thrown away afterwards, so the probe's game disturbs nothing.
+fn probe_time_format(
+    p: &mut UhpProcess,
+    spec: &EngineSpec,
+    timeout: Duration,
+) -> Result<TimeFormat, ToolError> {
+    let engine = |error| ToolError::Engine {
+        name: spec.name.clone(),
+        error,
+    };
+    let protocol = |detail: String| ToolError::Protocol {
+        name: spec.name.clone(),
+        detail,
+    };
+    let reply = p.command("newgame Base", timeout).map_err(engine)?;
+    if let Some(line) = failure_line(&reply) {
+        return Err(protocol(format!("'newgame Base' answered '{line}'")));
+    }
+    let ask = format!("bestmove time {PROBE_TIME}");
+    let reply = p
+        .command(&ask, timeout.saturating_add(Duration::from_millis(100)))
+        .map_err(engine)?;
+    if failure_line(&reply).is_none() {
+        return Ok(TimeFormat::Fractions);
+    }
+    let reply = p
+        .command(
+            "bestmove time 00:00:01",
+            timeout.saturating_add(Duration::from_secs(1)),
+        )
+        .map_err(engine)?;
+    match failure_line(&reply) {
+        None => Ok(TimeFormat::WholeSeconds),
+        Some(line) => Err(protocol(format!(
+            "refuses both '{ask}' and 'bestmove time 00:00:01' (answered '{line}')"
+        ))),
+    }
+}
+
 /// Starts every engine once and checks that it answers its start-up `info`, so that a wrong
-/// command line stops the match at once. Returns each engine's `id` line.
-pub fn preflight(config: &ArenaConfig) -> Result<Vec<String>, ToolError> {
+/// command line stops the match at once; with a time limit, also finds out whether it takes
+/// fractions of a second in `bestmove time` (see [`probe_time_format`]).
+pub fn preflight(config: &ArenaConfig) -> Result<Vec<EngineCheck>, ToolError> {
+    let timed = !matches!(config.settings.limit, Limit::Depth(_));
     config
         .engines
         .iter()
         .map(|spec| {
-            let p = UhpProcess::start(spec, config.settings.reply_timeout).map_err(|error| {
-                ToolError::Engine {
-                    name: spec.name.clone(),
-                    error,
-                }
-            })?;
+            let mut p =
+                UhpProcess::start(spec, config.settings.reply_timeout).map_err(|error| {
+                    ToolError::Engine {
+                        name: spec.name.clone(),
+                        error,
+                    }
+                })?;
             let id = p
                 .info()
                 .iter()
                 .find(|l| l.trim_start().starts_with("id "))
-                .cloned();
-            id.ok_or_else(|| ToolError::Protocol {
-                name: spec.name.clone(),
-                detail: format!("no 'id' line in its start-up reply {:?}", p.info()),
-            })
+                .cloned()
+                .ok_or_else(|| ToolError::Protocol {
+                    name: spec.name.clone(),
+                    detail: format!("no 'id' line in its start-up reply {:?}", p.info()),
+                })?;
+            let time_format = if timed {
+                probe_time_format(&mut p, spec, config.settings.reply_timeout)?
+            } else {
+                TimeFormat::Fractions
+            };
+            Ok(EngineCheck { id, time_format })
         })
         .collect()
 }
@@ -202,9 +266,16 @@ pub fn run_arena(
             return Err(ToolError::Config(format!("two engines are named '{name}'")));
         }
     }
-    let ids = preflight(config)?;
-    for (spec, id) in config.engines.iter().zip(&ids) {
-        let _ = writeln!(progress, "{}: {} ({})", spec.name, id, spec.command_line());
+    let checks = preflight(config)?;
+    for (spec, check) in config.engines.iter().zip(&checks) {
+        let _ = writeln!(
+            progress,
+            "{}: {} ({}){}",
+            spec.name,
+            check.id,
+            spec.command_line(),
+            whole_seconds_note(check)
+        );
     }
     let games: Vec<GameSpec> = schedule(n, config.mode, config.openings.len())
         .into_iter()
@@ -221,7 +292,7 @@ pub fn run_arena(
         let (tx, rx) = channel::<(GameSpec, PlayedGame)>();
         for _ in 0..workers {
             let tx = tx.clone();
-            let (games, next, stop) = (&games, &next, &stop);
+            let (games, next, stop, checks) = (&games, &next, &stop, &checks);
             scope.spawn(move || {
                 let mut procs: Vec<Option<UhpProcess>> = (0..n).map(|_| None).collect();
                 loop {
@@ -242,10 +313,12 @@ pub fn run_arena(
                     let mut seats = [
                         Seat {
                             spec: &config.engines[spec.white],
+                            time_format: checks[spec.white].time_format,
                             process: &mut white,
                         },
                         Seat {
                             spec: &config.engines[spec.black],
+                            time_format: checks[spec.black].time_format,
                             process: &mut black,
                         },
                     ];
@@ -308,12 +381,13 @@ pub fn run_arena(
     }
     let mut report = String::new();
     report.push_str("Engines:\n");
-    for (spec, id) in config.engines.iter().zip(&ids) {
+    for (spec, check) in config.engines.iter().zip(&checks) {
         report.push_str(&format!(
-            "  {}: {} [{}]\n",
+            "  {}: {} [{}]{}\n",
             spec.name,
             spec.command_line(),
-            id
+            check.id,
+            whole_seconds_note(check)
         ));
     }
     report.push_str(&format!(
@@ -351,6 +425,17 @@ pub fn run_arena(
             .sprt
             .map(|_| decision.unwrap_or(SprtDecision::Continue)),
     })
+}
+
+/// The report's note on an engine that got whole seconds.
+fn whole_seconds_note(check: &EngineCheck) -> &'static str {
+    match check.time_format {
+        TimeFormat::Fractions => "",
+        TimeFormat::WholeSeconds => {
+            "; whole seconds: it refuses fractions in 'bestmove time', so it is asked for \
+             whole seconds (rounded down, at least 1 s) and charged the wall time it uses"
+        }
+    }
 }
 
 /// Reads result files and builds the combined report (`arena merge`). A game number seen
