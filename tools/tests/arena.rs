@@ -46,6 +46,8 @@ fn random_movers_with_two_concurrent_games_keep_correct_books() {
     // Live progress: one line per game, the last one counting all sixteen.
     assert_eq!(stderr.matches(" alpha vs beta: ").count(), 16, "{stderr}");
     assert!(stderr.contains("[16/16] alpha vs beta"), "{stderr}");
+    // Not a terminal: plain lines, each with the speed and the time left.
+    assert_eq!(stderr.matches(" games/min, ETA ").count(), 16, "{stderr}");
     assert!(stdout.contains("Engine failures: none"), "{stdout}");
     assert!(stdout.contains("Game pairs"), "{stdout}");
 }

@@ -186,6 +186,40 @@ impl Tally {
         s
     }
 
+    /// The first engine's results against all the others.
+    pub fn first_vs_field(&self) -> Wdl {
+        self.results_of(0)
+    }
+
+    /// A one-line summary of the first engine against the field: `+W =D -L`, score, Elo
+    /// with the half-width of its 95% interval, and the LLR when an SPRT runs.
+    pub fn summary(&self, sprt: Option<&Sprt>) -> String {
+        let w = self.first_vs_field();
+        let mut s = format!("+{} ={} -{}", w.wins, w.draws, w.losses);
+        if let Some(score) = w.score() {
+            let _ = write!(s, " {:.1}%", score * 100.0);
+        }
+        if let Some(e) = estimate(&trinomial_outcomes(&w)) {
+            let margin = e.margin();
+            let margin = if margin.is_finite() {
+                format!("{margin:.1}")
+            } else {
+                "inf".into()
+            };
+            let _ = write!(s, " Elo {} ±{margin}", fmt_elo(e.elo));
+        }
+        if let Some(sprt) = sprt {
+            let _ = write!(
+                s,
+                " LLR {:.2} ({:.2}, {:.2})",
+                self.sprt_llr(sprt),
+                sprt.params.lower_bound(),
+                sprt.params.upper_bound()
+            );
+        }
+        s
+    }
+
     /// The final report.
     pub fn report(&self, sprt: Option<&Sprt>) -> String {
         let mut out = String::new();
@@ -296,7 +330,7 @@ impl Tally {
     }
 
     /// The results of engine `i` against every opponent, from its view.
-    fn results_of(&self, i: usize) -> Wdl {
+    pub fn results_of(&self, i: usize) -> Wdl {
         let mut total = Wdl::default();
         for (&(a, b), st) in &self.pairings {
             if a == i {

@@ -10,6 +10,7 @@
 //! - `report.txt`: the final report.
 
 use super::game::{GameSettings, Limit, PlayedGame, Seat, TimeFormat, play_game};
+use super::progress::Progress;
 use super::record::{GameRecord, header};
 use super::report::{Sprt, Tally};
 use super::{GameSpec, Mode, Shard, schedule};
@@ -23,7 +24,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::channel;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use waggle::notation::game_string;
 
 /// A match to play.
@@ -46,6 +47,9 @@ pub struct ArenaConfig {
     pub sprt: Option<Sprt>,
     /// Where to write the files.
     pub out_dir: PathBuf,
+    /// Show progress as a live line redrawn in place (for a terminal) rather than one line
+    /// per game.
+    pub live_progress: bool,
 }
 
 /// What a match produced.
@@ -242,12 +246,10 @@ pub fn preflight(config: &ArenaConfig) -> Result<Vec<EngineCheck>, ToolError> {
         .collect()
 }
 
-/// Plays the match (or this shard of it) and writes every output file; `progress` receives a
-/// line per finished game.
-pub fn run_arena(
-    config: &ArenaConfig,
-    progress: &mut dyn Write,
-) -> Result<ArenaOutcome, ToolError> {
+/// Plays the match (or this shard of it) and writes every output file; `log` receives a
+/// line per finished game (or, with [`ArenaConfig::live_progress`], the live line goes to
+/// standard error instead).
+pub fn run_arena(config: &ArenaConfig, log: &mut dyn Write) -> Result<ArenaOutcome, ToolError> {
     let n = config.engines.len();
     if n < 2 {
         return Err(ToolError::Config(
@@ -269,7 +271,7 @@ pub fn run_arena(
     let checks = preflight(config)?;
     for (spec, check) in config.engines.iter().zip(&checks) {
         let _ = writeln!(
-            progress,
+            log,
             "{}: {} ({}){}",
             spec.name,
             check.id,
@@ -283,6 +285,12 @@ pub fn run_arena(
         .collect();
     let mut outputs = Outputs::open(&config.out_dir, config.mode, &names)?;
     let mut tally = Tally::new(names, config.mode);
+    let mut progress = if config.live_progress {
+        Progress::live(games.len())
+    } else {
+        Progress::Plain(log)
+    };
+    let started = Instant::now();
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let mut decision = None;
@@ -361,21 +369,18 @@ pub fn run_arena(
                 break;
             }
             let key = tally.add(&record);
-            let _ = writeln!(
-                progress,
-                "{}",
-                tally.progress_line(key, games.len(), config.sprt.as_ref())
-            );
+            progress.game(&tally, key, games.len(), config.sprt.as_ref(), started);
             if let Some(sprt) = &config.sprt {
                 let d = tally.sprt_decision(sprt);
                 if d != SprtDecision::Continue && decision.is_none() {
                     decision = Some(d);
                     stop.store(true, Ordering::Relaxed);
-                    let _ = writeln!(progress, "SPRT bound crossed: stopping");
+                    progress.println("SPRT bound crossed: stopping");
                 }
             }
         }
     });
+    progress.finish();
     if let Some(e) = write_error {
         return Err(e);
     }

@@ -7,7 +7,7 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 use waggle_tools::arena::game::{GameSettings, Limit};
@@ -224,6 +224,7 @@ fn play(a: PlayArgs) -> Result<()> {
         shard: a.shard.as_deref().map(Shard::parse).transpose()?,
         sprt: parse_sprt(a.sprt.as_deref(), a.sprt_model)?,
         out_dir: a.out,
+        live_progress: std::io::stderr().is_terminal(),
     };
     let outcome = run_arena(&config, &mut std::io::stderr())?;
     let mut out = std::io::stdout();
