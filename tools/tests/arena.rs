@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{arena, check_match, records, run, test_engine, tmp_dir, waggle_binary};
+use common::{arena, check_html, check_match, records, run, test_engine, tmp_dir, waggle_binary};
 use std::collections::BTreeSet;
 use std::path::Path;
 use waggle::core::{GameState, GameType};
@@ -138,6 +138,11 @@ fn sprt_stops_when_a_bound_is_crossed() {
         stdout.contains(&format!("Played {} of 400", recs.len())),
         "{stdout}"
     );
+    let page = check_html(
+        &dir.join("report.html"),
+        &["elo", "llr", "game-types", "openings"],
+    );
+    assert!(page.contains("accept H1"), "{page}");
 }
 
 #[test]
@@ -175,6 +180,18 @@ fn shards_cover_the_schedule_and_merge_into_one_report() {
     assert!(stdout.contains("Results (gauntlet, 6 games)"), "{stdout}");
     assert!(stdout.contains("3 pairs"), "{stdout}");
     assert!(stdout.contains("SPRT (pentanomial"), "{stdout}");
+    assert!(stdout.contains("SPRT result: no bound crossed"), "{stdout}");
+    let html = base.join("merged.html").display().to_string();
+    arena(&[
+        "merge",
+        &files[0],
+        &files[1],
+        "--sprt",
+        "elo0=0,elo1=10",
+        "--html",
+        &html,
+    ]);
+    check_html(Path::new(&html), &["elo", "llr", "game-types", "openings"]);
     // Merging a file twice counts its games once.
     let out = arena(&["merge", &files[0], &files[0]]);
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -220,6 +237,10 @@ fn round_robins_print_standings_and_a_crosstable() {
     check_match(&dir, &stdout, &["x", "y", "z"], 6);
     assert!(stdout.contains("Standings"), "{stdout}");
     assert!(stdout.contains("Crosstable"), "{stdout}");
+    check_html(
+        &dir.join("report.html"),
+        &["elo", "game-types", "openings", "crosstable"],
+    );
 }
 
 #[test]

@@ -7,9 +7,11 @@
 //! - `games.txt`: one GameString per game;
 //! - `pgn/game-NNNNNN.pgn`: every game as Mzinga-style PGN (see [`crate::pgn`]);
 //! - `failures.log`: every engine failure with the engine's last command and output;
-//! - `report.txt`: the final report.
+//! - `report.txt`: the final report;
+//! - `report.html`: the report with charts (see [`super::html`]), refreshed during the match.
 
 use super::game::{GameSettings, Limit, PlayedGame, Seat, TimeFormat, play_game};
+use super::html;
 use super::progress::Progress;
 use super::record::{GameRecord, header};
 use super::report::{Sprt, Tally};
@@ -291,6 +293,8 @@ pub fn run_arena(config: &ArenaConfig, log: &mut dyn Write) -> Result<ArenaOutco
         Progress::Plain(log)
     };
     let started = Instant::now();
+    let mut counted: Vec<GameRecord> = Vec::new();
+    let mut html_written = Instant::now();
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let mut decision = None;
@@ -369,6 +373,12 @@ pub fn run_arena(config: &ArenaConfig, log: &mut dyn Write) -> Result<ArenaOutco
                 break;
             }
             let key = tally.add(&record);
+            counted.push(record);
+            if html_written.elapsed() >= HTML_REFRESH {
+                html_written = Instant::now();
+                let text = tally.report(config.sprt.as_ref());
+                let _ = write_html(config, &tally.engines, &counted, &text);
+            }
             progress.game(&tally, key, games.len(), config.sprt.as_ref(), started);
             if let Some(sprt) = &config.sprt {
                 let d = tally.sprt_decision(sprt);
@@ -422,6 +432,7 @@ pub fn run_arena(config: &ArenaConfig, log: &mut dyn Write) -> Result<ArenaOutco
     report.push_str(&tally.report(config.sprt.as_ref()));
     let path = config.out_dir.join("report.txt");
     std::fs::write(&path, &report).map_err(|e| ToolError::io(&path, e))?;
+    write_html(config, &tally.engines, &counted, &report)?;
     Ok(ArenaOutcome {
         tally,
         report,
@@ -430,6 +441,29 @@ pub fn run_arena(config: &ArenaConfig, log: &mut dyn Write) -> Result<ArenaOutco
             .sprt
             .map(|_| decision.unwrap_or(SprtDecision::Continue)),
     })
+}
+
+/// How often `report.html` is rewritten during a match.
+const HTML_REFRESH: Duration = Duration::from_secs(10);
+
+/// Writes `report.html` of a match.
+fn write_html(
+    config: &ArenaConfig,
+    engines: &[String],
+    records: &[GameRecord],
+    text: &str,
+) -> Result<(), ToolError> {
+    let title = format!("waggle arena: {}", engines.join(" vs "));
+    let page = html::render(&html::HtmlReport {
+        title: &title,
+        engines,
+        mode: config.mode,
+        records,
+        sprt: config.sprt.as_ref(),
+        text,
+    });
+    let path = config.out_dir.join("report.html");
+    std::fs::write(&path, page).map_err(|e| ToolError::io(&path, e))
 }
 
 /// The report's note on an engine that got whole seconds.
@@ -443,27 +477,44 @@ fn whole_seconds_note(check: &EngineCheck) -> &'static str {
     }
 }
 
+/// What `arena merge` read: the tally, the text report, and the games counted (by game
+/// number), for [`super::html`].
+pub struct Merged {
+    /// The tallied results.
+    pub tally: Tally,
+    /// The report text.
+    pub report: String,
+    /// The games counted, ordered by game number.
+    pub records: Vec<GameRecord>,
+    /// The mode of the files.
+    pub mode: Mode,
+}
+
 /// Reads result files and builds the combined report (`arena merge`). A game number seen
 /// twice is counted once (the first time) and reported.
-pub fn merge_results(paths: &[PathBuf], sprt: Option<&Sprt>) -> Result<(Tally, String), ToolError> {
-    let mut tally: Option<Tally> = None;
-    let mut seen = std::collections::HashSet::new();
+pub fn merge_results(paths: &[PathBuf], sprt: Option<&Sprt>) -> Result<Merged, ToolError> {
+    let mut engines: Option<(Vec<String>, Mode)> = None;
+    let mut by_id = std::collections::BTreeMap::new();
     let mut duplicates = 0;
     for path in paths {
         let text = std::fs::read_to_string(path).map_err(|e| ToolError::io(path, e))?;
         let file = super::record::parse_results(&text, &path.display().to_string())?;
-        let t = tally.get_or_insert_with(|| {
-            Tally::new(file.engines.clone(), file.mode.unwrap_or(Mode::Gauntlet))
-        });
-        for r in &file.records {
-            if seen.insert(r.id) {
-                t.add(r);
-            } else {
+        engines.get_or_insert_with(|| (file.engines.clone(), file.mode.unwrap_or(Mode::Gauntlet)));
+        for r in file.records {
+            if by_id.contains_key(&r.id) {
                 duplicates += 1;
+            } else {
+                by_id.insert(r.id, r);
             }
         }
     }
-    let tally = tally.ok_or_else(|| ToolError::Config("no result files given".into()))?;
+    let (engines, mode) =
+        engines.ok_or_else(|| ToolError::Config("no result files given".into()))?;
+    let mut tally = Tally::new(engines, mode);
+    let records: Vec<GameRecord> = by_id.into_values().collect();
+    for r in &records {
+        tally.add(r);
+    }
     let mut report = format!("Merged {} result files\n", paths.len());
     if duplicates > 0 {
         report.push_str(&format!(
@@ -471,5 +522,10 @@ pub fn merge_results(paths: &[PathBuf], sprt: Option<&Sprt>) -> Result<(Tally, S
         ));
     }
     report.push_str(&tally.report(sprt));
-    Ok((tally, report))
+    Ok(Merged {
+        tally,
+        report,
+        records,
+        mode,
+    })
 }

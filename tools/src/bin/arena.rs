@@ -11,6 +11,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 use waggle_tools::arena::game::{GameSettings, Limit};
+use waggle_tools::arena::html::{HtmlReport, render};
 use waggle_tools::arena::report::{Sprt, SprtModel};
 use waggle_tools::arena::runner::{ArenaConfig, merge_results, run_arena};
 use waggle_tools::arena::{Mode, Shard};
@@ -44,6 +45,9 @@ enum Command {
         /// SPRT outcome model.
         #[arg(long, value_enum, default_value = "pentanomial")]
         sprt_model: ModelArg,
+        /// Also write the merged report with charts to this HTML file.
+        #[arg(long, value_name = "PATH")]
+        html: Option<PathBuf>,
     },
 }
 
@@ -140,6 +144,15 @@ fn parse_sprt(spec: Option<&str>, model: ModelArg) -> Result<Option<Sprt>> {
     .transpose()
 }
 
+/// The `SPRT result: ...` text (scripts look for `H1 accepted` / `H0 accepted`).
+fn decision_text(d: SprtDecision) -> &'static str {
+    match d {
+        SprtDecision::AcceptH1 => "H1 accepted",
+        SprtDecision::AcceptH0 => "H0 accepted",
+        SprtDecision::Continue => "no bound crossed",
+    }
+}
+
 fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
@@ -147,10 +160,33 @@ fn main() -> Result<()> {
             files,
             sprt,
             sprt_model,
+            html,
         }) => {
             let sprt = parse_sprt(sprt.as_deref(), sprt_model)?;
-            let (_, report) = merge_results(&files, sprt.as_ref())?;
-            let _ = write!(std::io::stdout(), "{report}");
+            let merged = merge_results(&files, sprt.as_ref())?;
+            let mut out = std::io::stdout();
+            let _ = write!(out, "{}", merged.report);
+            if let Some(sprt) = &sprt {
+                let _ = writeln!(
+                    out,
+                    "SPRT result: {}",
+                    decision_text(merged.tally.sprt_decision(sprt))
+                );
+            }
+            if let Some(path) = html {
+                let engines = &merged.tally.engines;
+                let title = format!("waggle arena (merged): {}", engines.join(" vs "));
+                let page = render(&HtmlReport {
+                    title: &title,
+                    engines,
+                    mode: merged.mode,
+                    records: &merged.records,
+                    sprt: sprt.as_ref(),
+                    text: &merged.report,
+                });
+                std::fs::write(&path, page)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
             Ok(())
         }
         None => play(cli.play),
@@ -230,15 +266,7 @@ fn play(a: PlayArgs) -> Result<()> {
     let mut out = std::io::stdout();
     let _ = write!(out, "{}", outcome.report);
     if let Some(d) = outcome.decision {
-        let _ = writeln!(
-            out,
-            "SPRT result: {}",
-            match d {
-                SprtDecision::AcceptH1 => "H1 accepted",
-                SprtDecision::AcceptH0 => "H0 accepted",
-                SprtDecision::Continue => "inconclusive (schedule exhausted)",
-            }
-        );
+        let _ = writeln!(out, "SPRT result: {}", decision_text(d));
     }
     Ok(())
 }
