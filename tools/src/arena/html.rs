@@ -430,9 +430,9 @@ fn score_colour(s: f64) -> String {
 }
 
 fn section(out: &mut String, id: &str, title: &str, note: &str, chart: &str) {
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<section id=\"{id}\"><h2>{}</h2>{}{chart}</section>\n",
+        "<section id=\"{id}\"><h2>{}</h2>{}{chart}</section>",
         escape(title),
         if note.is_empty() {
             String::new()

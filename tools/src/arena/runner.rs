@@ -501,10 +501,11 @@ pub fn merge_results(paths: &[PathBuf], sprt: Option<&Sprt>) -> Result<Merged, T
         let file = super::record::parse_results(&text, &path.display().to_string())?;
         engines.get_or_insert_with(|| (file.engines.clone(), file.mode.unwrap_or(Mode::Gauntlet)));
         for r in file.records {
-            if by_id.contains_key(&r.id) {
-                duplicates += 1;
-            } else {
-                by_id.insert(r.id, r);
+            match by_id.entry(r.id) {
+                std::collections::btree_map::Entry::Occupied(_) => duplicates += 1,
+                std::collections::btree_map::Entry::Vacant(v) => {
+                    v.insert(r);
+                }
             }
         }
     }
