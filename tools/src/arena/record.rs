@@ -145,8 +145,15 @@ pub fn parse_results(text: &str, name: &str) -> Result<ResultFile, ToolError> {
             "{name}: not an arena result file"
         )));
     }
+    // A last line without its line end may have been cut short by a writer that died (or is
+    // still writing): it is ignored when it does not read as a record.
+    let cut = !text.ends_with('\n');
+    let count = text.lines().count();
     for (n, line) in lines.enumerate() {
         if line.trim().is_empty() || line == COLUMNS {
+            continue;
+        }
+        if cut && n + 2 == count && GameRecord::parse_line(line).is_err() {
             continue;
         }
         if let Some(rest) = line.strip_prefix("# mode\t") {
@@ -206,6 +213,13 @@ mod tests {
     fn bad_files_are_refused() {
         assert!(parse_results("hello\n", "x").is_err());
         let text = format!("{MAGIC}\n1\t2\n");
+        assert!(parse_results(&text, "x").is_err());
+        // A last line cut short is ignored, one in the middle is an error.
+        let line = record().to_line();
+        let half = &line[..line.len() / 2];
+        let text = format!("{MAGIC}\n{line}\n{half}");
+        assert_eq!(parse_results(&text, "x").unwrap().records.len(), 1);
+        let text = format!("{MAGIC}\n{half}\n{line}\n");
         assert!(parse_results(&text, "x").is_err());
         let mut r = record();
         r.result = GameState::InProgress;

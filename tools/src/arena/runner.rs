@@ -25,7 +25,7 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::channel;
+use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 use waggle::notation::game_string;
 
@@ -49,6 +49,12 @@ pub struct ArenaConfig {
     pub sprt: Option<Sprt>,
     /// Where to write the files.
     pub out_dir: PathBuf,
+    /// Stop cleanly (abandoning the games in progress) as soon as this file exists: how a
+    /// driver running many shards stops them all once the merged SPRT has decided.
+    pub stop_file: Option<PathBuf>,
+    /// Keep the games already in `results.tsv` of the output directory and play only the
+    /// rest of the schedule (for a shard that died).
+    pub resume: bool,
     /// Show progress as a live line redrawn in place (for a terminal) rather than one line
     /// per game.
     pub live_progress: bool,
@@ -79,18 +85,33 @@ fn create(path: &Path) -> Result<File, ToolError> {
 }
 
 impl Outputs {
-    fn open(dir: &Path, mode: Mode, names: &[String]) -> Result<Outputs, ToolError> {
+    /// Creates the files, or with `append` (resuming) adds to them.
+    fn open(dir: &Path, mode: Mode, names: &[String], append: bool) -> Result<Outputs, ToolError> {
         let pgn = dir.join("pgn");
         std::fs::create_dir_all(&pgn).map_err(|e| ToolError::io(&pgn, e))?;
-        let mut results = create(&dir.join("results.tsv"))?;
-        results
-            .write_all(header(mode, names).as_bytes())
-            .map_err(|e| ToolError::io(dir.join("results.tsv"), e))?;
+        let open = |name: &str| {
+            let path = dir.join(name);
+            if append {
+                std::fs::OpenOptions::new()
+                    .append(true)
+                    .create(true)
+                    .open(&path)
+                    .map_err(|e| ToolError::io(&path, e))
+            } else {
+                create(&path)
+            }
+        };
+        let mut results = open("results.tsv")?;
+        if !append {
+            results
+                .write_all(header(mode, names).as_bytes())
+                .map_err(|e| ToolError::io(dir.join("results.tsv"), e))?;
+        }
         Ok(Outputs {
             dir: dir.to_path_buf(),
             results,
-            games: create(&dir.join("games.txt"))?,
-            failures: create(&dir.join("failures.log"))?,
+            games: open("games.txt")?,
+            failures: open("failures.log")?,
             date: today(),
         })
     }
@@ -105,7 +126,11 @@ impl Outputs {
             let path = self.dir.join(name);
             move |e| ToolError::io(path, e)
         };
-        writeln!(self.results, "{}", record.to_line()).map_err(io("results.tsv"))?;
+        // One write per line, so that a reader sees whole lines (or a last partial one, which
+        // it ignores).
+        self.results
+            .write_all(format!("{}\n", record.to_line()).as_bytes())
+            .map_err(io("results.tsv"))?;
         self.results.flush().map_err(io("results.tsv"))?;
         writeln!(self.games, "{}", record.game_string).map_err(io("games.txt"))?;
         let opening_plies = config.openings[record.opening].game.ply();
@@ -285,26 +310,55 @@ pub fn run_arena(config: &ArenaConfig, log: &mut dyn Write) -> Result<ArenaOutco
         .into_iter()
         .filter(|g| config.shard.is_none_or(|s| s.contains(g)))
         .collect();
-    let mut outputs = Outputs::open(&config.out_dir, config.mode, &names)?;
+    // A report marks a finished run: drop one left by an earlier run in this directory.
+    for name in ["report.txt", "report.html"] {
+        let _ = std::fs::remove_file(config.out_dir.join(name));
+    }
+    std::fs::create_dir_all(&config.out_dir).map_err(|e| ToolError::io(&config.out_dir, e))?;
+    let previous = if config.resume {
+        resumed_records(config, &names, &games)?
+    } else {
+        None
+    };
+    let mut outputs = Outputs::open(&config.out_dir, config.mode, &names, previous.is_some())?;
+    let previous = previous.unwrap_or_default();
     let mut tally = Tally::new(names, config.mode);
+    for r in &previous {
+        tally.add(r);
+    }
+    let done: std::collections::HashSet<usize> = previous.iter().map(|r| r.id).collect();
+    let to_play: Vec<GameSpec> = games
+        .iter()
+        .filter(|g| !done.contains(&g.id))
+        .copied()
+        .collect();
     let mut progress = if config.live_progress {
         Progress::live(games.len())
     } else {
         Progress::Plain(log)
     };
     let started = Instant::now();
-    let mut counted: Vec<GameRecord> = Vec::new();
+    let mut counted: Vec<GameRecord> = previous;
+    if !counted.is_empty() {
+        progress.println(&format!(
+            "Resuming: {} of {} games already in results.tsv",
+            counted.len(),
+            games.len()
+        ));
+    }
+    let stop_file_seen = || config.stop_file.as_ref().is_some_and(|p| p.exists());
+    let mut stopped_by_file = stop_file_seen();
     let mut html_written = Instant::now();
     let next = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
+    let stop = AtomicBool::new(stopped_by_file);
     let mut decision = None;
     let mut write_error = None;
-    let workers = config.concurrency.clamp(1, games.len().max(1));
+    let workers = config.concurrency.clamp(1, to_play.len().max(1));
     std::thread::scope(|scope| {
         let (tx, rx) = channel::<(GameSpec, PlayedGame)>();
         for _ in 0..workers {
             let tx = tx.clone();
-            let (games, next, stop, checks) = (&games, &next, &stop, &checks);
+            let (games, next, stop, checks) = (&to_play, &next, &stop, &checks);
             scope.spawn(move || {
                 let mut procs: Vec<Option<UhpProcess>> = (0..n).map(|_| None).collect();
                 loop {
@@ -354,7 +408,22 @@ pub fn run_arena(config: &ArenaConfig, log: &mut dyn Write) -> Result<ArenaOutco
             });
         }
         drop(tx);
-        for (spec, played) in rx {
+        let mut stop_file_checked = Instant::now();
+        loop {
+            let received = rx.recv_timeout(STOP_FILE_POLL);
+            if !stopped_by_file && stop_file_checked.elapsed() >= STOP_FILE_POLL {
+                stop_file_checked = Instant::now();
+                if stop_file_seen() {
+                    stopped_by_file = true;
+                    stop.store(true, Ordering::Relaxed);
+                    progress.println("Stop file found: stopping");
+                }
+            }
+            let (spec, played) = match received {
+                Ok(x) => x,
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => break,
+            };
             let record = GameRecord {
                 id: spec.id,
                 pair: spec.pair,
@@ -422,6 +491,18 @@ pub fn run_arena(config: &ArenaConfig, log: &mut dyn Write) -> Result<ArenaOutco
             games.len()
         ));
     }
+    if !done.is_empty() {
+        report.push_str(&format!(
+            "Resumed: {} games were already in results.tsv\n",
+            done.len()
+        ));
+    }
+    if stopped_by_file && let Some(p) = &config.stop_file {
+        report.push_str(&format!(
+            "Stopped: the stop file {} appeared\n",
+            p.display()
+        ));
+    }
     if tally.games < games.len() {
         report.push_str(&format!(
             "Played {} of {} scheduled games\n",
@@ -441,6 +522,57 @@ pub fn run_arena(config: &ArenaConfig, log: &mut dyn Write) -> Result<ArenaOutco
             .sprt
             .map(|_| decision.unwrap_or(SprtDecision::Continue)),
     })
+}
+
+/// How often the stop file is looked for while games run.
+const STOP_FILE_POLL: Duration = Duration::from_millis(200);
+
+/// The games already in `results.tsv` of the output directory, for `--resume`: `None` when
+/// there is no such file. A last line cut short (the process died while writing it) is
+/// dropped from the file; a file of another match is refused.
+fn resumed_records(
+    config: &ArenaConfig,
+    names: &[String],
+    games: &[GameSpec],
+) -> Result<Option<Vec<GameRecord>>, ToolError> {
+    let path = config.out_dir.join("results.tsv");
+    let Ok(mut text) = std::fs::read_to_string(&path) else {
+        return Ok(None);
+    };
+    if !text.ends_with('\n') {
+        text.truncate(text.rfind('\n').map_or(0, |i| i + 1));
+        std::fs::write(&path, &text).map_err(|e| ToolError::io(&path, e))?;
+    }
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let file = super::record::parse_results(&text, &path.display().to_string())?;
+    if file.engines != names || file.mode != Some(config.mode) {
+        return Err(ToolError::Config(format!(
+            "{}: a result file of another match ({} {}), cannot resume",
+            path.display(),
+            file.mode.map_or("?", Mode::name),
+            file.engines.join(",")
+        )));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for r in &file.records {
+        let Some(g) = games.iter().find(|g| g.id == r.id) else {
+            return Err(ToolError::Config(format!(
+                "{}: game {} is not in this part of the schedule, cannot resume",
+                path.display(),
+                r.id
+            )));
+        };
+        if !seen.insert(r.id) || r.pair != g.pair || r.opening != g.opening {
+            return Err(ToolError::Config(format!(
+                "{}: game {} does not fit the schedule, cannot resume",
+                path.display(),
+                r.id
+            )));
+        }
+    }
+    Ok(Some(file.records))
 }
 
 /// How often `report.html` is rewritten during a match.

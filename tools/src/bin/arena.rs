@@ -129,7 +129,16 @@ struct PlayArgs {
     /// Play only part `i` of `n` of the schedule (whole game pairs), e.g. `2/4`.
     #[arg(long, value_name = "i/n")]
     shard: Option<String>,
-    /// Output directory (results.tsv, games.txt, pgn/, failures.log, report.txt).
+    /// Stop cleanly as soon as this file exists (a driver of many shards writes it when the
+    /// merged SPRT decides); the games in progress are abandoned.
+    #[arg(long, value_name = "PATH")]
+    stop_file: Option<PathBuf>,
+    /// Keep the games already in the output directory's results.tsv (of the same match and
+    /// shard) and play only the missing ones.
+    #[arg(long)]
+    resume: bool,
+    /// Output directory (results.tsv, games.txt, pgn/, failures.log, report.txt,
+    /// report.html).
     #[arg(long, default_value = "arena-out")]
     out: PathBuf,
 }
@@ -260,6 +269,8 @@ fn play(a: PlayArgs) -> Result<()> {
         shard: a.shard.as_deref().map(Shard::parse).transpose()?,
         sprt: parse_sprt(a.sprt.as_deref(), a.sprt_model)?,
         out_dir: a.out,
+        stop_file: a.stop_file,
+        resume: a.resume,
         live_progress: std::io::stderr().is_terminal(),
     };
     let outcome = run_arena(&config, &mut std::io::stderr())?;
