@@ -29,7 +29,7 @@
 #   tools/scripts/arena-parallel.sh -j 4 -n 4 -o match --sprt elo0=0,elo1=10 -- \
 #     -e 'new=/opt/waggle/new' -e 'old=/opt/waggle/old' --clock 10+0.1 --openings 10000
 set -euo pipefail
-# shellcheck source=arena-shards.lib.sh
+# shellcheck source=SCRIPTDIR/arena-shards.lib.sh
 . "$(dirname "$0")/arena-shards.lib.sh"
 
 JOBS=$(nproc 2>/dev/null || echo 2)

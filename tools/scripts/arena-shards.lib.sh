@@ -1,3 +1,6 @@
+# shellcheck shell=bash disable=SC2034,SC2016
+# (the settings are read by the scripts that source this file; the single-quoted $i is
+# written, unexpanded, into shard.sh)
 # Shared by arena-parallel.sh and arena-slurm.sh (sourced, not run): options, the per-shard
 # command, merging, the SPRT stop and the check for shards that did not finish.
 #

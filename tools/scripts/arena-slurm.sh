@@ -39,7 +39,7 @@
 #     -e "new=$HOME/bin/waggle-new" -e "old=$HOME/bin/waggle-old" --clock 10+0.1 \
 #     --openings 20000
 set -euo pipefail
-# shellcheck source=arena-shards.lib.sh
+# shellcheck source=SCRIPTDIR/arena-shards.lib.sh
 . "$(dirname "$0")/arena-shards.lib.sh"
 
 SBATCH_EXTRA=

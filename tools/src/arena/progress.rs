@@ -73,16 +73,21 @@ impl<'a> Progress<'a> {
     }
 
     /// After a game of pairing `key`: the plain line names the pairing; the live line shows
-    /// the first engine against the field.
+    /// the first engine against the field. `before` games were counted before this run
+    /// started (resumed), so they do not count in its speed.
     pub fn game(
         &mut self,
         tally: &Tally,
         key: (usize, usize),
-        total: usize,
+        (total, before): (usize, usize),
         sprt: Option<&Sprt>,
         started: Instant,
     ) {
-        let speed = speed(tally.games, total, started.elapsed());
+        let speed = speed(
+            tally.games.saturating_sub(before),
+            total.saturating_sub(before),
+            started.elapsed(),
+        );
         match self {
             Progress::Live(bar) => {
                 bar.set_position(tally.games as u64);

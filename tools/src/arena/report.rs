@@ -477,6 +477,22 @@ mod tests {
     }
 
     #[test]
+    fn summaries_show_the_first_engine_against_the_field() {
+        let sprt = Sprt {
+            params: SprtParams::parse("elo0=0,elo1=10").unwrap(),
+            model: SprtModel::Pentanomial,
+        };
+        let mut t = Tally::new(vec!["a".into(), "b".into(), "c".into()], Mode::Gauntlet);
+        t.add(&rec(0, "a", "b", GameState::WhiteWins, "queen-surrounded"));
+        t.add(&rec(1, "b", "a", GameState::WhiteWins, "queen-surrounded"));
+        t.add(&rec(2, "a", "c", GameState::Draw, "repetition"));
+        let s = t.summary(Some(&sprt));
+        assert!(s.starts_with("+1 =1 -1 50.0% Elo +0.0 ±"), "{s}");
+        assert!(s.contains(" LLR "), "{s}");
+        assert!(s.ends_with("(-2.94, 2.94)"), "{s}");
+    }
+
+    #[test]
     fn sprt_uses_the_first_pairing() {
         let sprt = Sprt {
             params: SprtParams::parse("elo0=0,elo1=10").unwrap(),

@@ -448,7 +448,13 @@ pub fn run_arena(config: &ArenaConfig, log: &mut dyn Write) -> Result<ArenaOutco
                 let text = tally.report(config.sprt.as_ref());
                 let _ = write_html(config, &tally.engines, &counted, &text);
             }
-            progress.game(&tally, key, games.len(), config.sprt.as_ref(), started);
+            progress.game(
+                &tally,
+                key,
+                (games.len(), done.len()),
+                config.sprt.as_ref(),
+                started,
+            );
             if let Some(sprt) = &config.sprt {
                 let d = tally.sprt_decision(sprt);
                 if d != SprtDecision::Continue && decision.is_none() {
