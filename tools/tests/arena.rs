@@ -409,3 +409,48 @@ fn seeded_test_engines_play_the_same_game_whatever_they_played_before() {
     }
     assert_eq!(runs[0], runs[1]);
 }
+
+#[test]
+fn resume_plays_only_the_missing_games_and_refuses_another_match() {
+    let dir = tmp_dir("arena-resume");
+    let a = format!("a={} --seed 5", test_engine());
+    let b = format!("b={} --seed 6", test_engine());
+    let rest = "--depth 1 --openings 3 --max-moves 20 --shard 1/1";
+    let (stdout, _) = play(&[&a, &b], rest, &dir);
+    let full = records(&dir);
+    assert_eq!(full.len(), 6, "{stdout}");
+    // Lose the last two games, and leave half a line, as a process killed while writing.
+    let path = dir.join("results.tsv");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let cut = lines.pop().unwrap();
+    lines.pop();
+    let damaged = format!("{}\n{}", lines.join("\n"), &cut[..cut.len() / 2]);
+    std::fs::write(&path, damaged).unwrap();
+    let (stdout, stderr) = play(&[&a, &b], &format!("{rest} --resume"), &dir);
+    assert!(stdout.contains("Resumed: 4 games"), "{stdout}");
+    assert!(stderr.contains("Resuming: 4 of 6"), "{stderr}");
+    let lines = |recs: &[waggle_tools::arena::record::GameRecord]| {
+        let mut v: Vec<String> = recs.iter().map(|r| r.to_line()).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(lines(&records(&dir)), lines(&full));
+    // Nothing left to play: nothing changes.
+    play(&[&a, &b], &format!("{rest} --resume"), &dir);
+    assert_eq!(lines(&records(&dir)), lines(&full));
+    // Other settings or another shard: refused.
+    for other in [
+        "--depth 1 --openings 3 --max-moves 30 --shard 1/1 --resume",
+        "--depth 1 --openings 3 --max-moves 20 --shard 1/2 --resume",
+    ] {
+        let mut args = vec!["-e", &a, "-e", &b];
+        args.extend(other.split_whitespace());
+        let out_dir = dir.display().to_string();
+        args.extend(["--out", &out_dir]);
+        let out = run(env!("CARGO_BIN_EXE_arena"), &args);
+        assert!(!out.status.success(), "{other}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("cannot resume"), "{stderr}");
+    }
+}

@@ -5,6 +5,7 @@
 //! # waggle arena results v1
 //! # mode<TAB>gauntlet
 //! # engines<TAB>new<TAB>old
+//! # match<TAB>depth 2; openings: 50 random of 4 plies, seed 1, types Base+MLP; ...
 //! id  pair  opening  white  black  result  plies  termination  reason  gamestring
 //! 0   0     0        new    old    WhiteWins  57  queen-surrounded  Black's queen ...  Base;...
 //! ```
@@ -116,6 +117,14 @@ impl GameRecord {
     }
 }
 
+/// The start of the header line with the match's settings.
+pub const SETTINGS_PREFIX: &str = "# match\t";
+
+/// The header line with the match's settings (see [`ResultFile::settings`]).
+pub fn settings_line(settings: &str) -> String {
+    format!("{SETTINGS_PREFIX}{}\n", sanitize(settings))
+}
+
 /// The header of a result file.
 pub fn header(mode: Mode, engines: &[String]) -> String {
     let names: Vec<String> = engines.iter().map(|n| sanitize(n)).collect();
@@ -132,6 +141,9 @@ pub struct ResultFile {
     pub mode: Option<Mode>,
     /// Engine names from the header, in schedule order.
     pub engines: Vec<String>,
+    /// The match's settings (limit, openings, move limit), when the header has them: files
+    /// of one match agree on it.
+    pub settings: Option<String>,
     /// The games.
     pub records: Vec<GameRecord>,
 }
@@ -160,6 +172,8 @@ pub fn parse_results(text: &str, name: &str) -> Result<ResultFile, ToolError> {
             out.mode = Mode::parse(rest);
         } else if let Some(rest) = line.strip_prefix("# engines\t") {
             out.engines = rest.split('\t').map(str::to_string).collect();
+        } else if let Some(rest) = line.strip_prefix(SETTINGS_PREFIX) {
+            out.settings = Some(rest.to_string());
         } else if line.starts_with('#') {
             continue;
         } else {

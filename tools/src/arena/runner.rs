@@ -13,7 +13,7 @@
 use super::game::{GameSettings, Limit, PlayedGame, Seat, TimeFormat, play_game};
 use super::html;
 use super::progress::Progress;
-use super::record::{GameRecord, header};
+use super::record::{GameRecord, header, settings_line};
 use super::report::{Sprt, Tally};
 use super::{GameSpec, Mode, Shard, schedule};
 use crate::error::ToolError;
@@ -86,7 +86,13 @@ fn create(path: &Path) -> Result<File, ToolError> {
 
 impl Outputs {
     /// Creates the files, or with `append` (resuming) adds to them.
-    fn open(dir: &Path, mode: Mode, names: &[String], append: bool) -> Result<Outputs, ToolError> {
+    fn open(
+        dir: &Path,
+        mode: Mode,
+        names: &[String],
+        settings: &str,
+        append: bool,
+    ) -> Result<Outputs, ToolError> {
         let pgn = dir.join("pgn");
         std::fs::create_dir_all(&pgn).map_err(|e| ToolError::io(&pgn, e))?;
         let open = |name: &str| {
@@ -104,7 +110,7 @@ impl Outputs {
         let mut results = open("results.tsv")?;
         if !append {
             results
-                .write_all(header(mode, names).as_bytes())
+                .write_all((header(mode, names) + &settings_line(settings)).as_bytes())
                 .map_err(|e| ToolError::io(dir.join("results.tsv"), e))?;
         }
         Ok(Outputs {
@@ -310,17 +316,24 @@ pub fn run_arena(config: &ArenaConfig, log: &mut dyn Write) -> Result<ArenaOutco
         .into_iter()
         .filter(|g| config.shard.is_none_or(|s| s.contains(g)))
         .collect();
+    std::fs::create_dir_all(&config.out_dir).map_err(|e| ToolError::io(&config.out_dir, e))?;
+    let settings = match_settings(config);
+    let previous = if config.resume {
+        resumed_records(config, &names, &settings, &games)?
+    } else {
+        None
+    };
     // A report marks a finished run: drop one left by an earlier run in this directory.
     for name in ["report.txt", "report.html"] {
         let _ = std::fs::remove_file(config.out_dir.join(name));
     }
-    std::fs::create_dir_all(&config.out_dir).map_err(|e| ToolError::io(&config.out_dir, e))?;
-    let previous = if config.resume {
-        resumed_records(config, &names, &games)?
-    } else {
-        None
-    };
-    let mut outputs = Outputs::open(&config.out_dir, config.mode, &names, previous.is_some())?;
+    let mut outputs = Outputs::open(
+        &config.out_dir,
+        config.mode,
+        &names,
+        &settings,
+        previous.is_some(),
+    )?;
     let previous = previous.unwrap_or_default();
     let mut tally = Tally::new(names, config.mode);
     for r in &previous {
@@ -480,17 +493,7 @@ pub fn run_arena(config: &ArenaConfig, log: &mut dyn Write) -> Result<ArenaOutco
             whole_seconds_note(check)
         ));
     }
-    report.push_str(&format!(
-        "Limit: {}; openings: {}; max {} moves each; repetition draw: {}\n",
-        config.settings.limit.describe(),
-        config.openings_note,
-        config.settings.max_moves,
-        if config.settings.repetition_draw {
-            "on"
-        } else {
-            "off"
-        }
-    ));
+    report.push_str(&format!("Limit: {}\n", match_settings(config)));
     if let Some(s) = config.shard {
         report.push_str(&format!(
             "Shard {s}: {} games of the schedule\n",
@@ -530,6 +533,22 @@ pub fn run_arena(config: &ArenaConfig, log: &mut dyn Write) -> Result<ArenaOutco
     })
 }
 
+/// The settings that make games of one match comparable: limit, openings, move limit and
+/// repetition rule (written in the result file's header).
+fn match_settings(config: &ArenaConfig) -> String {
+    format!(
+        "{}; openings: {}; max {} moves each; repetition draw: {}",
+        config.settings.limit.describe(),
+        config.openings_note,
+        config.settings.max_moves,
+        if config.settings.repetition_draw {
+            "on"
+        } else {
+            "off"
+        }
+    )
+}
+
 /// How often the stop file is looked for while games run.
 const STOP_FILE_POLL: Duration = Duration::from_millis(200);
 
@@ -539,6 +558,7 @@ const STOP_FILE_POLL: Duration = Duration::from_millis(200);
 fn resumed_records(
     config: &ArenaConfig,
     names: &[String],
+    settings: &str,
     games: &[GameSpec],
 ) -> Result<Option<Vec<GameRecord>>, ToolError> {
     let path = config.out_dir.join("results.tsv");
@@ -559,6 +579,14 @@ fn resumed_records(
             path.display(),
             file.mode.map_or("?", Mode::name),
             file.engines.join(",")
+        )));
+    }
+    if let Some(theirs) = &file.settings
+        && *theirs != super::record::sanitize(settings)
+    {
+        return Err(ToolError::Config(format!(
+            "{}: played with other settings ({theirs}), cannot resume with ({settings})",
+            path.display()
         )));
     }
     let mut seen = std::collections::HashSet::new();
@@ -634,9 +662,15 @@ pub fn merge_results(paths: &[PathBuf], sprt: Option<&Sprt>) -> Result<Merged, T
     let mut engines: Option<(Vec<String>, Mode)> = None;
     let mut by_id = std::collections::BTreeMap::new();
     let mut duplicates = 0;
+    let mut settings: Vec<String> = Vec::new();
     for path in paths {
         let text = std::fs::read_to_string(path).map_err(|e| ToolError::io(path, e))?;
         let file = super::record::parse_results(&text, &path.display().to_string())?;
+        if let Some(s) = &file.settings
+            && !settings.contains(s)
+        {
+            settings.push(s.clone());
+        }
         engines.get_or_insert_with(|| (file.engines.clone(), file.mode.unwrap_or(Mode::Gauntlet)));
         for r in file.records {
             match by_id.entry(r.id) {
@@ -655,6 +689,16 @@ pub fn merge_results(paths: &[PathBuf], sprt: Option<&Sprt>) -> Result<Merged, T
         tally.add(r);
     }
     let mut report = format!("Merged {} result files\n", paths.len());
+    match settings.as_slice() {
+        [] => {}
+        [one] => report.push_str(&format!("Limit: {one}\n")),
+        many => {
+            report.push_str("WARNING: the files come from matches with different settings:\n");
+            for s in many {
+                report.push_str(&format!("  {s}\n"));
+            }
+        }
+    }
     if duplicates > 0 {
         report.push_str(&format!(
             "{duplicates} games appeared in more than one file and were counted once\n"
