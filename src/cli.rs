@@ -47,6 +47,16 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         threads: usize,
     },
+    /// Writes an SVG picture of a position: hexagons, bug letters, colours, stack heights
+    /// and the last move marked.
+    Svg {
+        /// A GameString (or a GameTypeString for an empty board).
+        #[arg(long)]
+        game: String,
+        /// Write the picture to this file instead of standard output.
+        #[arg(long, value_name = "PATH")]
+        out: Option<std::path::PathBuf>,
+    },
     /// Searches fixed positions to a fixed depth: one line per position, then
     /// `nodes=N time_ms=T nps=R` (the time spent searching, without clearing the tables
     /// between positions). With one thread the node count is the search's signature.
@@ -84,6 +94,7 @@ pub fn run() -> Result<()> {
             threads,
             hash,
         }) => run_bench(depth, threads, hash),
+        Some(Command::Svg { game, out }) => run_svg(&game, out.as_deref()),
     }
 }
 
@@ -119,6 +130,22 @@ fn run_perft(game: &str, depth: u32, divide: bool, threads: usize) -> Result<()>
         out.flush()?;
     }
     Ok(())
+}
+
+fn run_svg(game: &str, out: Option<&std::path::Path>) -> Result<()> {
+    let text = if game.contains(';') {
+        game.to_string()
+    } else {
+        format!("{game};NotStarted;White[1]")
+    };
+    let game = parse_game_string(&text, true).with_context(|| format!("bad game '{text}'"))?;
+    let svg = waggle::svg::render(&game);
+    match out {
+        Some(path) => {
+            std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))
+        }
+        None => Ok(std::io::stdout().lock().write_all(svg.as_bytes())?),
+    }
 }
 
 fn run_bench(depth: u32, threads: usize, hash_mb: usize) -> Result<()> {

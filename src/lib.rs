@@ -1,8 +1,9 @@
 //! waggle: a Hive engine. The rules live in [`core`], UHP text in [`notation`], the protocol
-//! server in [`uhp`].
+//! server in [`uhp`], pictures of positions in [`svg`].
 
 pub mod core;
 pub mod eval;
 pub mod notation;
 pub mod search;
+pub mod svg;
 pub mod uhp;

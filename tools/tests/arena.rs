@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{arena, check_match, records, run, test_engine, tmp_dir, waggle_binary};
+use common::{arena, check_html, check_match, records, run, test_engine, tmp_dir, waggle_binary};
 use std::collections::BTreeSet;
 use std::path::Path;
 use waggle::core::{GameState, GameType};
@@ -46,6 +46,8 @@ fn random_movers_with_two_concurrent_games_keep_correct_books() {
     // Live progress: one line per game, the last one counting all sixteen.
     assert_eq!(stderr.matches(" alpha vs beta: ").count(), 16, "{stderr}");
     assert!(stderr.contains("[16/16] alpha vs beta"), "{stderr}");
+    // Not a terminal: plain lines, each with the speed and the time left.
+    assert_eq!(stderr.matches(" games/min, ETA ").count(), 16, "{stderr}");
     assert!(stdout.contains("Engine failures: none"), "{stdout}");
     assert!(stdout.contains("Game pairs"), "{stdout}");
 }
@@ -136,6 +138,11 @@ fn sprt_stops_when_a_bound_is_crossed() {
         stdout.contains(&format!("Played {} of 400", recs.len())),
         "{stdout}"
     );
+    let page = check_html(
+        &dir.join("report.html"),
+        &["elo", "llr", "game-types", "openings"],
+    );
+    assert!(page.contains("accept H1"), "{page}");
 }
 
 #[test]
@@ -173,6 +180,18 @@ fn shards_cover_the_schedule_and_merge_into_one_report() {
     assert!(stdout.contains("Results (gauntlet, 6 games)"), "{stdout}");
     assert!(stdout.contains("3 pairs"), "{stdout}");
     assert!(stdout.contains("SPRT (pentanomial"), "{stdout}");
+    assert!(stdout.contains("SPRT result: no bound crossed"), "{stdout}");
+    let html = base.join("merged.html").display().to_string();
+    arena(&[
+        "merge",
+        &files[0],
+        &files[1],
+        "--sprt",
+        "elo0=0,elo1=10",
+        "--html",
+        &html,
+    ]);
+    check_html(Path::new(&html), &["elo", "llr", "game-types", "openings"]);
     // Merging a file twice counts its games once.
     let out = arena(&["merge", &files[0], &files[0]]);
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -218,6 +237,10 @@ fn round_robins_print_standings_and_a_crosstable() {
     check_match(&dir, &stdout, &["x", "y", "z"], 6);
     assert!(stdout.contains("Standings"), "{stdout}");
     assert!(stdout.contains("Crosstable"), "{stdout}");
+    check_html(
+        &dir.join("report.html"),
+        &["elo", "game-types", "openings", "crosstable"],
+    );
 }
 
 #[test]
@@ -260,4 +283,174 @@ fn waggle_against_itself_at_depth_one() {
         );
     }
     assert!(stdout.contains("Engine failures: none"), "{stdout}");
+}
+
+#[test]
+fn the_whole_seconds_test_engine_refuses_fractions_like_the_real_one() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(test_engine())
+        .arg("--whole-seconds")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"newgame Base\nbestmove time 00:00:00.500\nbestmove time 00:00:01\nexit\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(
+        lines.contains(&"err UnrecognizedCommand(\"time 00:00:00.500\")"),
+        "{stdout}"
+    );
+    // The whole-seconds request gets a move (the line after the err's `ok`).
+    let after = lines.iter().rposition(|l| l.starts_with("err ")).unwrap();
+    assert_eq!(lines[after + 1], "ok");
+    assert!(lines[after + 2].starts_with('w'), "{stdout}");
+}
+
+#[test]
+fn engines_refusing_fractions_get_whole_seconds_and_the_report_says_so() {
+    for limit in ["--move-time 0.2", "--clock 3+0.1"] {
+        let dir = tmp_dir(&format!("arena-whole-{}", &limit[2..6]));
+        let strict = format!("strict={} --whole-seconds", test_engine());
+        let usual = format!("usual={}", test_engine());
+        let rest = format!("{limit} --openings 2 --max-moves 4 --concurrency 2");
+        let (stdout, stderr) = play(&[&strict, &usual], &rest, &dir);
+        let recs = check_match(&dir, &stdout, &["strict", "usual"], 4);
+        for r in &recs {
+            assert_eq!(r.termination, "max-moves", "{limit}: {}", r.reason);
+        }
+        assert!(stdout.contains("Engine failures: none"), "{stdout}");
+        let strict_line = stdout.lines().find(|l| l.contains("strict: ")).unwrap();
+        assert!(strict_line.contains("whole seconds"), "{stdout}");
+        let usual_line = stdout.lines().find(|l| l.contains("usual: ")).unwrap();
+        assert!(!usual_line.contains("whole seconds"), "{stdout}");
+        assert!(stderr.contains("whole seconds"), "{stderr}");
+    }
+}
+
+#[test]
+fn other_spellings_shuffled_lists_and_extra_lines_are_understood() {
+    let dir = tmp_dir("arena-quirky");
+    let quirky = format!("quirky={} --quirky", test_engine());
+    let plain = format!("plain={}", test_engine());
+    let rest = "--move-time 0.01 --openings 4 --game-types all --max-moves 40 --concurrency 2";
+    let (stdout, _) = play(&[&quirky, &plain], rest, &dir);
+    let recs = check_match(&dir, &stdout, &["quirky", "plain"], 8);
+    for r in &recs {
+        assert!(
+            matches!(
+                r.termination.as_str(),
+                "queen-surrounded" | "both-queens" | "repetition" | "max-moves"
+            ),
+            "{}",
+            r.reason
+        );
+    }
+    // The quirky engine really spells moves differently, lists them out of order and adds
+    // lines: ask it directly.
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let position = "Base;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-";
+    let mut child = Command::new(test_engine())
+        .args(["--quirky", "--seed", "5"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = format!("newgame {position}\nbestmove depth 1\nvalidmoves\nexit\n");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("note: new game"), "{stdout}");
+    assert!(stdout.contains("thinking"), "{stdout}");
+    let list = stdout.lines().rev().nth(1).unwrap();
+    let game = waggle::notation::parse_game_string(position, true).unwrap();
+    let spelt: Vec<&str> = list.split(';').collect();
+    let canonical: Vec<String> = spelt
+        .iter()
+        .map(|s| {
+            let m = waggle::notation::parse_move(&game, s).unwrap();
+            waggle::notation::format_move(&game, m)
+        })
+        .collect();
+    assert!(spelt.iter().zip(&canonical).any(|(s, c)| s != c), "{list}");
+    let mut sorted = canonical.clone();
+    sorted.sort();
+    assert_ne!(sorted, canonical, "{list}");
+}
+
+#[test]
+fn seeded_test_engines_play_the_same_game_whatever_they_played_before() {
+    let a = format!("a={} --seed 3", test_engine());
+    let b = format!("b={} --seed 4", test_engine());
+    let mut runs = Vec::new();
+    for (k, concurrency) in ["1", "2"].into_iter().enumerate() {
+        let dir = tmp_dir(&format!("arena-seeded-{k}"));
+        let rest = format!("--depth 1 --openings 3 --max-moves 20 --concurrency {concurrency}");
+        play(&[&a, &b], &rest, &dir);
+        let mut lines: Vec<String> = records(&dir)
+            .iter()
+            .map(|r| format!("{} {} {}", r.id, r.result.name(), r.game_string))
+            .collect();
+        lines.sort();
+        runs.push(lines);
+    }
+    assert_eq!(runs[0], runs[1]);
+}
+
+#[test]
+fn resume_plays_only_the_missing_games_and_refuses_another_match() {
+    let dir = tmp_dir("arena-resume");
+    let a = format!("a={} --seed 5", test_engine());
+    let b = format!("b={} --seed 6", test_engine());
+    let rest = "--depth 1 --openings 3 --max-moves 20 --shard 1/1";
+    let (stdout, _) = play(&[&a, &b], rest, &dir);
+    let full = records(&dir);
+    assert_eq!(full.len(), 6, "{stdout}");
+    // Lose the last two games, and leave half a line, as a process killed while writing.
+    let path = dir.join("results.tsv");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let cut = lines.pop().unwrap();
+    lines.pop();
+    let damaged = format!("{}\n{}", lines.join("\n"), &cut[..cut.len() / 2]);
+    std::fs::write(&path, damaged).unwrap();
+    let (stdout, stderr) = play(&[&a, &b], &format!("{rest} --resume"), &dir);
+    assert!(stdout.contains("Resumed: 4 games"), "{stdout}");
+    assert!(stderr.contains("Resuming: 4 of 6"), "{stderr}");
+    let lines = |recs: &[waggle_tools::arena::record::GameRecord]| {
+        let mut v: Vec<String> = recs.iter().map(|r| r.to_line()).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(lines(&records(&dir)), lines(&full));
+    // Nothing left to play: nothing changes.
+    play(&[&a, &b], &format!("{rest} --resume"), &dir);
+    assert_eq!(lines(&records(&dir)), lines(&full));
+    // Other settings or another shard: refused.
+    for other in [
+        "--depth 1 --openings 3 --max-moves 30 --shard 1/1 --resume",
+        "--depth 1 --openings 3 --max-moves 20 --shard 1/2 --resume",
+    ] {
+        let mut args = vec!["-e", &a, "-e", &b];
+        args.extend(other.split_whitespace());
+        let out_dir = dir.display().to_string();
+        args.extend(["--out", &out_dir]);
+        let out = run(env!("CARGO_BIN_EXE_arena"), &args);
+        assert!(!out.status.success(), "{other}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("cannot resume"), "{stderr}");
+    }
 }

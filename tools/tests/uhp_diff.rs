@@ -109,3 +109,11 @@ fn waggle_agrees_with_its_own_rules_on_100_random_games() {
     assert!(stdout.contains("100 items"), "{stdout}");
     assert!(stdout.contains(" 0 differences"), "{stdout}");
 }
+
+#[test]
+fn other_spellings_and_shuffled_lists_show_no_difference() {
+    let engine = format!("{} --quirky", test_engine());
+    let (code, stdout, stderr) = diff("", &engine, "--games 6 --plies 40 --game-types all", &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains(" 0 differences"), "{stdout}");
+}

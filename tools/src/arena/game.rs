@@ -63,6 +63,28 @@ impl Limit {
     }
 }
 
+/// What an engine accepts in `bestmove time hh:mm:ss`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TimeFormat {
+    /// Fractions of a second (`00:00:00.500`).
+    #[default]
+    Fractions,
+    /// Whole seconds only (`00:00:01`): the protocol's text read strictly.
+    WholeSeconds,
+}
+
+impl TimeFormat {
+    /// The time to ask for when `t` is meant: `t` itself, or for a whole-seconds engine `t`
+    /// rounded down to whole seconds but at least one second (the arena's clock charges the
+    /// wall time really used, so the clock stays honest either way).
+    pub fn ask(self, t: Duration) -> Duration {
+        match self {
+            TimeFormat::Fractions => t,
+            TimeFormat::WholeSeconds => Duration::from_secs(t.as_secs().max(1)),
+        }
+    }
+}
+
 /// The time asked of an engine with `remaining` on its clock: a 25th of it plus the
 /// increment, but never more than half of it.
 pub fn clock_slice(remaining: Duration, increment: Duration) -> Duration {
@@ -169,6 +191,8 @@ pub struct PlayedGame {
 pub struct Seat<'a> {
     /// How to start it.
     pub spec: &'a EngineSpec,
+    /// What it accepts in `bestmove time`.
+    pub time_format: TimeFormat,
     /// Its process, started on demand and killed (left `None`) after a failure.
     pub process: &'a mut Option<UhpProcess>,
 }
@@ -238,7 +262,10 @@ pub fn play_game(
                     .map_err(|e| (Color::Black, e))
             });
         match started {
-            Ok((w, b)) => run(&mut game, opening, [w, b], settings, stop)?,
+            Ok((w, b)) => {
+                let formats = [white.time_format, black.time_format];
+                run(&mut game, opening, [w, b], formats, settings, stop)?
+            }
             Err((side, e)) => Err(Failure {
                 side,
                 kind: FailureKind::StartUp,
@@ -301,6 +328,7 @@ fn run(
     game: &mut Game,
     opening: &Opening,
     procs: [&mut UhpProcess; 2],
+    formats: [TimeFormat; 2],
     settings: &GameSettings,
     stop: &AtomicBool,
 ) -> Option<Result<(), Failure>> {
@@ -347,15 +375,19 @@ fn run(
             return Some(Ok(()));
         }
         let side = game.side_to_move();
+        let format = formats[side as usize];
         let (ask, wait) = match settings.limit {
-            Limit::MoveTime(t) => (
-                format!("bestmove time {}", uhp_time(t)),
-                t.saturating_add(settings.grace),
-            ),
+            Limit::MoveTime(t) => {
+                let t = format.ask(t);
+                (
+                    format!("bestmove time {}", uhp_time(t)),
+                    t.saturating_add(settings.grace),
+                )
+            }
             Limit::Depth(d) => (format!("bestmove depth {d}"), settings.depth_timeout),
             Limit::Clock { increment, .. } => {
                 let left = clocks[side as usize];
-                let slice = clock_slice(left, increment);
+                let slice = format.ask(clock_slice(left, increment));
                 (
                     format!("bestmove time {}", uhp_time(slice)),
                     left.saturating_add(settings.grace),
@@ -463,6 +495,19 @@ mod tests {
         assert_eq!(s, Duration::from_secs(3));
         let s = clock_slice(Duration::from_secs(1), Duration::from_secs(5));
         assert_eq!(s, Duration::from_millis(500));
+    }
+
+    #[test]
+    fn whole_seconds_round_down_to_at_least_one() {
+        let w = TimeFormat::WholeSeconds;
+        assert_eq!(w.ask(Duration::from_millis(500)), Duration::from_secs(1));
+        assert_eq!(w.ask(Duration::from_millis(2999)), Duration::from_secs(2));
+        assert_eq!(w.ask(Duration::from_secs(7)), Duration::from_secs(7));
+        let f = TimeFormat::Fractions;
+        assert_eq!(
+            f.ask(Duration::from_millis(500)),
+            Duration::from_millis(500)
+        );
     }
 
     #[test]

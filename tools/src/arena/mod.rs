@@ -7,6 +7,8 @@
 //! the pairs whose number is `i-1` modulo `n`) and merged result files agree on them.
 
 pub mod game;
+pub mod html;
+pub mod progress;
 pub mod record;
 pub mod report;
 pub mod runner;

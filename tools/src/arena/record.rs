@@ -5,6 +5,7 @@
 //! # waggle arena results v1
 //! # mode<TAB>gauntlet
 //! # engines<TAB>new<TAB>old
+//! # match<TAB>depth 2; openings: 50 random of 4 plies, seed 1, types Base+MLP; ...
 //! id  pair  opening  white  black  result  plies  termination  reason  gamestring
 //! 0   0     0        new    old    WhiteWins  57  queen-surrounded  Black's queen ...  Base;...
 //! ```
@@ -116,6 +117,14 @@ impl GameRecord {
     }
 }
 
+/// The start of the header line with the match's settings.
+pub const SETTINGS_PREFIX: &str = "# match\t";
+
+/// The header line with the match's settings (see [`ResultFile::settings`]).
+pub fn settings_line(settings: &str) -> String {
+    format!("{SETTINGS_PREFIX}{}\n", sanitize(settings))
+}
+
 /// The header of a result file.
 pub fn header(mode: Mode, engines: &[String]) -> String {
     let names: Vec<String> = engines.iter().map(|n| sanitize(n)).collect();
@@ -132,6 +141,9 @@ pub struct ResultFile {
     pub mode: Option<Mode>,
     /// Engine names from the header, in schedule order.
     pub engines: Vec<String>,
+    /// The match's settings (limit, openings, move limit), when the header has them: files
+    /// of one match agree on it.
+    pub settings: Option<String>,
     /// The games.
     pub records: Vec<GameRecord>,
 }
@@ -145,14 +157,23 @@ pub fn parse_results(text: &str, name: &str) -> Result<ResultFile, ToolError> {
             "{name}: not an arena result file"
         )));
     }
+    // A last line without its line end may have been cut short by a writer that died (or is
+    // still writing): it is ignored when it does not read as a record.
+    let cut = !text.ends_with('\n');
+    let count = text.lines().count();
     for (n, line) in lines.enumerate() {
         if line.trim().is_empty() || line == COLUMNS {
+            continue;
+        }
+        if cut && n + 2 == count && GameRecord::parse_line(line).is_err() {
             continue;
         }
         if let Some(rest) = line.strip_prefix("# mode\t") {
             out.mode = Mode::parse(rest);
         } else if let Some(rest) = line.strip_prefix("# engines\t") {
             out.engines = rest.split('\t').map(str::to_string).collect();
+        } else if let Some(rest) = line.strip_prefix(SETTINGS_PREFIX) {
+            out.settings = Some(rest.to_string());
         } else if line.starts_with('#') {
             continue;
         } else {
@@ -206,6 +227,13 @@ mod tests {
     fn bad_files_are_refused() {
         assert!(parse_results("hello\n", "x").is_err());
         let text = format!("{MAGIC}\n1\t2\n");
+        assert!(parse_results(&text, "x").is_err());
+        // A last line cut short is ignored, one in the middle is an error.
+        let line = record().to_line();
+        let half = &line[..line.len() / 2];
+        let text = format!("{MAGIC}\n{line}\n{half}");
+        assert_eq!(parse_results(&text, "x").unwrap().records.len(), 1);
+        let text = format!("{MAGIC}\n{half}\n{line}\n");
         assert!(parse_results(&text, "x").is_err());
         let mut r = record();
         r.result = GameState::InProgress;

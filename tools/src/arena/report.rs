@@ -186,6 +186,40 @@ impl Tally {
         s
     }
 
+    /// The first engine's results against all the others.
+    pub fn first_vs_field(&self) -> Wdl {
+        self.results_of(0)
+    }
+
+    /// A one-line summary of the first engine against the field: `+W =D -L`, score, Elo
+    /// with the half-width of its 95% interval, and the LLR when an SPRT runs.
+    pub fn summary(&self, sprt: Option<&Sprt>) -> String {
+        let w = self.first_vs_field();
+        let mut s = format!("+{} ={} -{}", w.wins, w.draws, w.losses);
+        if let Some(score) = w.score() {
+            let _ = write!(s, " {:.1}%", score * 100.0);
+        }
+        if let Some(e) = estimate(&trinomial_outcomes(&w)) {
+            let margin = e.margin();
+            let margin = if margin.is_finite() {
+                format!("{margin:.1}")
+            } else {
+                "inf".into()
+            };
+            let _ = write!(s, " Elo {} ±{margin}", fmt_elo(e.elo));
+        }
+        if let Some(sprt) = sprt {
+            let _ = write!(
+                s,
+                " LLR {:.2} ({:.2}, {:.2})",
+                self.sprt_llr(sprt),
+                sprt.params.lower_bound(),
+                sprt.params.upper_bound()
+            );
+        }
+        s
+    }
+
     /// The final report.
     pub fn report(&self, sprt: Option<&Sprt>) -> String {
         let mut out = String::new();
@@ -296,7 +330,7 @@ impl Tally {
     }
 
     /// The results of engine `i` against every opponent, from its view.
-    fn results_of(&self, i: usize) -> Wdl {
+    pub fn results_of(&self, i: usize) -> Wdl {
         let mut total = Wdl::default();
         for (&(a, b), st) in &self.pairings {
             if a == i {
@@ -440,6 +474,22 @@ mod tests {
         let cells: Vec<&str> = b_row.split_whitespace().collect();
         // Columns in standings order: a (3 points), c (3 points), b (0).
         assert_eq!(cells, ["b", "0.0/2", "0.0/2", "-"], "{report}");
+    }
+
+    #[test]
+    fn summaries_show_the_first_engine_against_the_field() {
+        let sprt = Sprt {
+            params: SprtParams::parse("elo0=0,elo1=10").unwrap(),
+            model: SprtModel::Pentanomial,
+        };
+        let mut t = Tally::new(vec!["a".into(), "b".into(), "c".into()], Mode::Gauntlet);
+        t.add(&rec(0, "a", "b", GameState::WhiteWins, "queen-surrounded"));
+        t.add(&rec(1, "b", "a", GameState::WhiteWins, "queen-surrounded"));
+        t.add(&rec(2, "a", "c", GameState::Draw, "repetition"));
+        let s = t.summary(Some(&sprt));
+        assert!(s.starts_with("+1 =1 -1 50.0% Elo +0.0 ±"), "{s}");
+        assert!(s.contains(" LLR "), "{s}");
+        assert!(s.ends_with("(-2.94, 2.94)"), "{s}");
     }
 
     #[test]

@@ -7,10 +7,11 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 use waggle_tools::arena::game::{GameSettings, Limit};
+use waggle_tools::arena::html::{HtmlReport, render};
 use waggle_tools::arena::report::{Sprt, SprtModel};
 use waggle_tools::arena::runner::{ArenaConfig, merge_results, run_arena};
 use waggle_tools::arena::{Mode, Shard};
@@ -44,6 +45,9 @@ enum Command {
         /// SPRT outcome model.
         #[arg(long, value_enum, default_value = "pentanomial")]
         sprt_model: ModelArg,
+        /// Also write the merged report with charts to this HTML file.
+        #[arg(long, value_name = "PATH")]
+        html: Option<PathBuf>,
     },
 }
 
@@ -125,7 +129,16 @@ struct PlayArgs {
     /// Play only part `i` of `n` of the schedule (whole game pairs), e.g. `2/4`.
     #[arg(long, value_name = "i/n")]
     shard: Option<String>,
-    /// Output directory (results.tsv, games.txt, pgn/, failures.log, report.txt).
+    /// Stop cleanly as soon as this file exists (a driver of many shards writes it when the
+    /// merged SPRT decides); the games in progress are abandoned.
+    #[arg(long, value_name = "PATH")]
+    stop_file: Option<PathBuf>,
+    /// Keep the games already in the output directory's results.tsv (of the same match and
+    /// shard) and play only the missing ones.
+    #[arg(long)]
+    resume: bool,
+    /// Output directory (results.tsv, games.txt, pgn/, failures.log, report.txt,
+    /// report.html).
     #[arg(long, default_value = "arena-out")]
     out: PathBuf,
 }
@@ -140,6 +153,15 @@ fn parse_sprt(spec: Option<&str>, model: ModelArg) -> Result<Option<Sprt>> {
     .transpose()
 }
 
+/// The `SPRT result: ...` text (scripts look for `H1 accepted` / `H0 accepted`).
+fn decision_text(d: SprtDecision) -> &'static str {
+    match d {
+        SprtDecision::AcceptH1 => "H1 accepted",
+        SprtDecision::AcceptH0 => "H0 accepted",
+        SprtDecision::Continue => "no bound crossed",
+    }
+}
+
 fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
@@ -147,10 +169,33 @@ fn main() -> Result<()> {
             files,
             sprt,
             sprt_model,
+            html,
         }) => {
             let sprt = parse_sprt(sprt.as_deref(), sprt_model)?;
-            let (_, report) = merge_results(&files, sprt.as_ref())?;
-            let _ = write!(std::io::stdout(), "{report}");
+            let merged = merge_results(&files, sprt.as_ref())?;
+            let mut out = std::io::stdout();
+            let _ = write!(out, "{}", merged.report);
+            if let Some(sprt) = &sprt {
+                let _ = writeln!(
+                    out,
+                    "SPRT result: {}",
+                    decision_text(merged.tally.sprt_decision(sprt))
+                );
+            }
+            if let Some(path) = html {
+                let engines = &merged.tally.engines;
+                let title = format!("waggle arena (merged): {}", engines.join(" vs "));
+                let page = render(&HtmlReport {
+                    title: &title,
+                    engines,
+                    mode: merged.mode,
+                    records: &merged.records,
+                    sprt: sprt.as_ref(),
+                    text: &merged.report,
+                });
+                std::fs::write(&path, page)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
             Ok(())
         }
         None => play(cli.play),
@@ -224,20 +269,15 @@ fn play(a: PlayArgs) -> Result<()> {
         shard: a.shard.as_deref().map(Shard::parse).transpose()?,
         sprt: parse_sprt(a.sprt.as_deref(), a.sprt_model)?,
         out_dir: a.out,
+        stop_file: a.stop_file,
+        resume: a.resume,
+        live_progress: std::io::stderr().is_terminal(),
     };
     let outcome = run_arena(&config, &mut std::io::stderr())?;
     let mut out = std::io::stdout();
     let _ = write!(out, "{}", outcome.report);
     if let Some(d) = outcome.decision {
-        let _ = writeln!(
-            out,
-            "SPRT result: {}",
-            match d {
-                SprtDecision::AcceptH1 => "H1 accepted",
-                SprtDecision::AcceptH0 => "H0 accepted",
-                SprtDecision::Continue => "inconclusive (schedule exhausted)",
-            }
-        );
+        let _ = writeln!(out, "SPRT result: {}", decision_text(d));
     }
     Ok(())
 }

@@ -12,6 +12,17 @@
 //!   has at least two.
 //!
 //! N is `--after` (default 3). `--delay-ms` makes every `bestmove` wait that long first.
+//!
+//! Flags that stay within the protocol but differ from waggle's habits:
+//! - `--whole-seconds`: refuses a `bestmove time` with a fraction of a second (answers
+//!   `err UnrecognizedCommand("time 00:00:00.500")`, as some engines do), accepting only
+//!   `hh:mm:ss`;
+//! - `--quirky`: spells moves with another reference piece when there is one, lists
+//!   `validmoves` in a shuffled order, and prints extra lines before its replies.
+//!
+//! With `--seed`, the move choice is seeded afresh at every `newgame` from the seed and the
+//! `newgame` argument, so a game's moves depend only on its opening and its players, not on
+//! the games the process played before.
 //! Commands: `info`, `newgame [GameType|GameString]`, `play`, `pass`, `validmoves`,
 //! `bestmove ...`, `undo [N]`, `options`, `perft N` (extension: prints `nodes=<count>`; off
 //! with `--no-perft`), `exit`.
@@ -55,6 +66,12 @@ struct Args {
     /// Answer `perft` with `err`, like an engine without the extension.
     #[arg(long)]
     no_perft: bool,
+    /// Refuse `bestmove time` with fractions of a second.
+    #[arg(long)]
+    whole_seconds: bool,
+    /// Other move spellings, shuffled `validmoves`, extra output lines.
+    #[arg(long)]
+    quirky: bool,
     /// Name in the `id` line.
     #[arg(long, default_value = "test-engine")]
     name: String,
@@ -62,6 +79,7 @@ struct Args {
 
 struct Engine {
     args: Args,
+    seed: u64,
     game: Option<Game>,
     rng: StdRng,
     /// `bestmove` commands since the last `newgame`.
@@ -80,6 +98,7 @@ fn main() {
     });
     let mut engine = Engine {
         args,
+        seed,
         game: None,
         rng: StdRng::seed_from_u64(seed),
         asked: 0,
@@ -123,7 +142,7 @@ impl Engine {
             "play" => self.play(rest),
             "pass" => self.play("pass"),
             "validmoves" => self.validmoves(),
-            "bestmove" => self.bestmove(),
+            "bestmove" => self.bestmove(rest),
             "undo" => self.undo(rest),
             "options" => String::new(),
             "perft" if !self.args.no_perft => self.perft(rest),
@@ -141,9 +160,12 @@ impl Engine {
         };
         match parse_game_string(&text, true) {
             Ok(g) => {
-                let s = format!("{}\n", game_string(&g));
+                let s = format!("{}{}\n", self.extra("new game"), game_string(&g));
                 self.game = Some(g);
                 self.asked = 0;
+                if self.args.seed.is_some() {
+                    self.rng = StdRng::seed_from_u64(self.seed ^ fnv1a(arg));
+                }
                 s
             }
             Err(e) => format!("err {e}\n"),
@@ -159,7 +181,10 @@ impl Engine {
         }
         match parse_move(game, text) {
             Ok(m) => match game.play(m) {
-                Ok(()) => format!("{}\n", game_string(game)),
+                Ok(()) => {
+                    let extra = if self.args.quirky { "played it\n" } else { "" };
+                    format!("{extra}{}\n", game_string(game))
+                }
                 Err(e) => format!("invalidmove {e}\n"),
             },
             Err(e) => format!("invalidmove {e}\n"),
@@ -174,15 +199,47 @@ impl Engine {
             return "err the game is over\n".into();
         }
         game.generate_moves(&mut self.moves);
-        let mut list: Vec<String> = self.moves.iter().map(|&m| format_move(game, m)).collect();
+        let quirky = self.args.quirky;
+        let mut list: Vec<String> = self
+            .moves
+            .iter()
+            .map(|&m| {
+                if quirky {
+                    other_spelling(game, m)
+                } else {
+                    format_move(game, m)
+                }
+            })
+            .collect();
         list.sort();
         if self.args.mode == Mode::MissingMove && list.len() >= 2 {
             list.pop();
         }
+        if self.args.quirky {
+            for i in (1..list.len()).rev() {
+                list.swap(i, self.rng.gen_range(0..=i));
+            }
+        }
         format!("{}\n", list.join(";"))
     }
 
-    fn bestmove(&mut self) -> String {
+    /// An extra line before a reply, with `--quirky`.
+    fn extra(&self, what: &str) -> String {
+        if self.args.quirky {
+            format!("note: {what}\n")
+        } else {
+            String::new()
+        }
+    }
+
+    fn bestmove(&mut self, arg: &str) -> String {
+        if self.args.whole_seconds
+            && let Some(time) = arg.strip_prefix("time")
+            && time.contains('.')
+        {
+            return format!("err UnrecognizedCommand(\"time {}\")\n", time.trim());
+        }
+        let quirky = self.args.quirky;
         let Some(game) = self.game.as_mut() else {
             return "err no game\n".into();
         };
@@ -215,6 +272,14 @@ impl Engine {
             return "err no legal move\n".into();
         }
         let m = self.moves[self.rng.gen_range(0..self.moves.len())];
+        if quirky {
+            // Mzinga-style intermediate lines, then the move in another spelling.
+            let first = format_move(game, self.moves[0]);
+            return format!(
+                "thinking\n{first};1;0.00;{first}\n\n{}\n",
+                other_spelling(game, m)
+            );
+        }
         format!("{}\n", format_move(game, m))
     }
 
@@ -248,6 +313,49 @@ impl Engine {
             Err(_) => format!("err '{arg}' is not a depth\n"),
         }
     }
+}
+
+/// FNV-1a hash of a text, to derive a game's seed from its `newgame` argument.
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// `m` spelt with the last usable reference piece around its destination (the canonical
+/// spelling uses the first), when that spelling reads back as the same move.
+fn other_spelling(game: &Game, m: Move) -> String {
+    let canonical = format_move(game, m);
+    let (Some(piece), board) = (m.piece(), game.board()) else {
+        return canonical;
+    };
+    if board.pieces().is_empty() || board.is_occupied(m.to()) {
+        return canonical;
+    }
+    // Direction::ALL order: the suffix or prefix that puts `to` on that side of `reference`.
+    let sides: [(&str, &str); 6] = [
+        ("", "-"),
+        ("", "\\"),
+        ("/", ""),
+        ("-", ""),
+        ("\\", ""),
+        ("", "/"),
+    ];
+    let mut best = canonical.clone();
+    for (d, &at) in m.to().neighbours().iter().enumerate() {
+        let mut reference = board.top(at);
+        if reference == Some(piece) {
+            reference = board.below(piece);
+        }
+        let Some(r) = reference else { continue };
+        // `to` is the neighbour of `at` in the opposite direction.
+        let (pre, post) = sides[(d + 3) % 6];
+        let text = format!("{piece} {pre}{r}{post}");
+        if parse_move(game, &text) == Ok(m) {
+            best = text;
+        }
+    }
+    best
 }
 
 /// A move that parses in this position but that the rules forbid: a piece of the side not

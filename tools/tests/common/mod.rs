@@ -162,3 +162,45 @@ pub fn check_match(dir: &Path, stdout: &str, names: &[&str], games: usize) -> Ve
     }
     recs
 }
+
+/// Parses an HTML report as XML and checks that it has exactly the sections `ids`, in order,
+/// each with one chart (`<svg>`) drawing something. Returns the page.
+pub fn check_html(path: &Path, ids: &[&str]) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let doc = roxmltree::Document::parse_with_options(
+        &text,
+        roxmltree::ParsingOptions {
+            allow_dtd: true,
+            ..Default::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{} is not well-formed: {e}", path.display()));
+    let sections: Vec<roxmltree::Node> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("section"))
+        .collect();
+    let found: Vec<&str> = sections
+        .iter()
+        .map(|s| s.attribute("id").unwrap_or(""))
+        .collect();
+    assert_eq!(found, ids, "{}", path.display());
+    for s in &sections {
+        let charts: Vec<roxmltree::Node> =
+            s.descendants().filter(|n| n.has_tag_name("svg")).collect();
+        assert_eq!(charts.len(), 1, "section {:?}", s.attribute("id"));
+        let marks = charts[0]
+            .descendants()
+            .filter(|n| {
+                ["polyline", "polygon", "rect"]
+                    .iter()
+                    .any(|t| n.has_tag_name(*t))
+            })
+            .count();
+        assert!(marks > 1, "empty chart in section {:?}", s.attribute("id"));
+    }
+    assert_eq!(
+        doc.descendants().filter(|n| n.has_tag_name("svg")).count(),
+        ids.len()
+    );
+    text
+}
