@@ -75,9 +75,11 @@ impl Hive for Lifted<'_> {
 /// Sets (or, called again, clears) the corrections of a [`Lifted`] view of `cell`.
 #[inline(always)]
 fn toggle_lift(fix: &mut [u8; CELLS], cell: Cell) {
-    for (k, &n) in cell.neighbours().iter().enumerate() {
-        // `cell` lies in direction `k + 3` from its neighbour `n`.
-        fix[n.index()] ^= 1 << ((k + 3) % 6);
+    // `cell` lies in direction `k + 3` from its neighbour in direction `k`.
+    const BACK: [u8; 6] = [1 << 3, 1 << 4, 1 << 5, 1, 1 << 1, 1 << 2];
+    let n = cell.neighbours();
+    for k in 0..6 {
+        fix[n[k].index()] ^= BACK[k];
     }
 }
 
@@ -417,7 +419,7 @@ impl MoveGen {
 
         // Pillbug throws first, so that a piece's own moves skip those destinations. A user
         // has at most 3 x 3 (target, destination) pairs, so two users fit in 18.
-        let mut throws = [(Piece::queen(me), Cell::ORIGIN); 18];
+        let mut throws = [(Piece::queen(Color::White), Cell::ORIGIN); 18];
         let mut nthrows = 0;
         let users = PieceSet::of(me, Bug::Pillbug) | PieceSet::of(me, Bug::Mosquito);
         if game.game_type().has(Bug::Pillbug) && !(board.pieces() & users).is_empty() {
