@@ -70,6 +70,15 @@ fn count(
     };
     generator.generate(game, list);
     let mut total = 0;
+    if depth == 2 {
+        // The last ply is counted here rather than in a call per move: most calls are these.
+        for &m in list.iter() {
+            game.play_unchecked(m);
+            total += generator.count(game) as u64;
+            game.undo();
+        }
+        return total;
+    }
     for &m in list.iter() {
         game.play_unchecked(m);
         total += count(game, depth - 1, generator, rest, stop);
