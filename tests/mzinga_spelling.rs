@@ -2,40 +2,27 @@
 //! game types, waggle's `validmoves` reply is Mzinga's, string for string (as a set: UHP does not
 //! fix the order), and every one of Mzinga's strings reads back as the move waggle means by it.
 
+mod common;
+
+use common::{ask, read_rows, server};
 use std::collections::BTreeSet;
-use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use waggle::notation::{format_move, game_string, parse_game_string, parse_move};
-use waggle::uhp::Server;
 
 /// The rows of `engine-tests/data/mzinga-spelling/mzinga-validmoves.tsv`: GameString and
 /// Mzinga's `validmoves` reply.
 fn rows() -> Vec<(String, String)> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("engine-tests/data/mzinga-spelling/mzinga-validmoves.tsv");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    text.lines()
-        .map(|l| l.trim_end_matches('\r'))
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| {
-            let (game, reply) = l.split_once('\t').expect("two TAB-separated fields");
-            (game.to_string(), reply.to_string())
+    read_rows("mzinga-spelling/mzinga-validmoves.tsv")
+        .into_iter()
+        .map(|row| {
+            assert_eq!(
+                row.fields.len(),
+                2,
+                "two TAB-separated fields: {:?}",
+                row.fields
+            );
+            (row.fields[0].clone(), row.fields[1].clone())
         })
         .collect()
-}
-
-/// Sends one line and returns the reply lines (checked to end with `ok`, which is removed).
-fn ask(server: &mut Server<Vec<u8>>, line: &str) -> Vec<String> {
-    let start = server.output().len();
-    server
-        .handle_line(line)
-        .expect("writing to memory cannot fail");
-    let text = String::from_utf8(server.output()[start..].to_vec()).expect("UTF-8 output");
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    assert_eq!(lines.pop().as_deref(), Some("ok"), "{line}: {text}");
-    lines
 }
 
 fn set(reply: &str) -> BTreeSet<&str> {
@@ -46,7 +33,7 @@ fn set(reply: &str) -> BTreeSet<&str> {
 fn validmoves_are_spelled_as_mzinga_spells_them() {
     let rows = rows();
     assert_eq!(rows.len(), 205);
-    let mut server = Server::new(Vec::new(), Arc::new(AtomicBool::new(false)));
+    let mut server = server();
     let mut differ = Vec::new();
     for (game, expected) in &rows {
         ask(&mut server, &format!("newgame {game}"));

@@ -11,21 +11,7 @@ use std::time::{Duration, Instant};
 use waggle::notation::{game_string, parse_game_string, parse_move};
 use waggle::uhp::{Flow, MAX_LINE_BYTES, Server};
 
-fn server() -> Server<Vec<u8>> {
-    Server::new(Vec::new(), Arc::new(AtomicBool::new(false)))
-}
-
-/// Sends one line and returns the reply lines (checked to end with `ok`, which is removed).
-fn ask(server: &mut Server<Vec<u8>>, line: &str) -> Vec<String> {
-    let start = server.output().len();
-    server
-        .handle_line(line)
-        .expect("writing to memory cannot fail");
-    let text = String::from_utf8(server.output()[start..].to_vec()).expect("UTF-8 output");
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    assert_eq!(lines.pop().as_deref(), Some("ok"), "{line}: {text}");
-    lines
-}
+use common::{ask, server};
 
 /// The 40 mid-game positions of every game type in the shared test data.
 fn positions() -> Vec<String> {

@@ -5,7 +5,10 @@
 
 use std::collections::HashSet;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use waggle::core::Cell;
+use waggle::uhp::Server;
 
 /// Path of a file under `engine-tests/data/` (the test data from other engines, see its README).
 pub fn data(rel: &str) -> PathBuf {
@@ -67,4 +70,21 @@ pub fn is_connected(cells: &HashSet<Cell>) -> bool {
         }
     }
     seen.len() == cells.len()
+}
+
+/// A UHP server writing to memory, with its own stop flag.
+pub fn server() -> Server<Vec<u8>> {
+    Server::new(Vec::new(), Arc::new(AtomicBool::new(false)))
+}
+
+/// Sends one line and returns the reply lines (checked to end with `ok`, which is removed).
+pub fn ask(server: &mut Server<Vec<u8>>, line: &str) -> Vec<String> {
+    let start = server.output().len();
+    server
+        .handle_line(line)
+        .expect("writing to memory cannot fail");
+    let text = String::from_utf8(server.output()[start..].to_vec()).expect("UTF-8 output");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    assert_eq!(lines.pop().as_deref(), Some("ok"), "{line}: {text}");
+    lines
 }
