@@ -3,11 +3,13 @@
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use waggle::core::perft::{perft, perft_divide};
+use waggle::eval::EvalWeights;
 use waggle::notation::{format_move, parse_game_string};
-use waggle::search::{Engine, EngineOptions, Limits};
+use waggle::search::{Engine, EngineOptions, Limits, SearchParams};
 
 #[derive(Parser)]
 #[command(
@@ -55,7 +57,7 @@ enum Command {
         game: String,
         /// Write the picture to this file instead of standard output.
         #[arg(long, value_name = "PATH")]
-        out: Option<std::path::PathBuf>,
+        out: Option<PathBuf>,
     },
     /// Searches fixed positions to a fixed depth: one line per position, then
     /// `nodes=N time_ms=T nps=R` (the time spent searching, without clearing the tables
@@ -70,6 +72,10 @@ enum Command {
         /// Transposition table size in MiB.
         #[arg(long, default_value_t = 16)]
         hash: usize,
+        /// Evaluation weights file (the format of `weights/default.txt`) instead of the
+        /// compiled-in weights.
+        #[arg(long, value_name = "FILE")]
+        weights: Option<PathBuf>,
     },
 }
 
@@ -93,7 +99,8 @@ pub fn run() -> Result<()> {
             depth,
             threads,
             hash,
-        }) => run_bench(depth, threads, hash),
+            weights,
+        }) => run_bench(depth, threads, hash, &load_weights(weights.as_deref())?),
         Some(Command::Svg { game, out }) => run_svg(&game, out.as_deref()),
     }
 }
@@ -132,7 +139,7 @@ fn run_perft(game: &str, depth: u32, divide: bool, threads: usize) -> Result<()>
     Ok(())
 }
 
-fn run_svg(game: &str, out: Option<&std::path::Path>) -> Result<()> {
+fn run_svg(game: &str, out: Option<&Path>) -> Result<()> {
     let text = if game.contains(';') {
         game.to_string()
     } else {
@@ -148,11 +155,25 @@ fn run_svg(game: &str, out: Option<&std::path::Path>) -> Result<()> {
     }
 }
 
-fn run_bench(depth: u32, threads: usize, hash_mb: usize) -> Result<()> {
+/// The weights of `path`, or the compiled-in ones without a path.
+fn load_weights(path: Option<&Path>) -> Result<EvalWeights> {
+    let Some(path) = path else {
+        return Ok(EvalWeights::default());
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read weights file {}", path.display()))?;
+    EvalWeights::from_text(&text).with_context(|| format!("bad weights file {}", path.display()))
+}
+
+fn run_bench(depth: u32, threads: usize, hash_mb: usize, weights: &EvalWeights) -> Result<()> {
     let mut engine = Engine::new(EngineOptions {
         threads: threads.max(1),
         hash_mb,
         ..EngineOptions::default()
+    });
+    engine.set_params(SearchParams {
+        weights: weights.clone(),
+        ..SearchParams::default()
     });
     let stop = AtomicBool::new(false);
     let limits = Limits {
