@@ -1,4 +1,5 @@
-//! Command-line interface: no subcommand runs the UHP engine; subcommands are tools.
+//! Command-line interface: no subcommand runs the UHP engine; subcommands are tools (perft,
+//! bench, svg, and datagen and tune for learning the evaluation).
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
@@ -8,6 +9,8 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use waggle::core::perft::{perft, perft_divide};
 use waggle::eval::EvalWeights;
+use waggle::learn::datagen::{DatagenConfig, generate};
+use waggle::learn::texel::{Dataset, tune};
 use waggle::notation::{format_move, parse_game_string};
 use waggle::search::{Engine, EngineOptions, Limits, SearchParams};
 
@@ -77,6 +80,61 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         weights: Option<PathBuf>,
     },
+    /// Plays self-play games at a fixed depth from random openings (half of them Base+MLP, the
+    /// rest spread over all eight game types) and writes their quiet positions, one a line:
+    /// `GameString<TAB>score<TAB>result`, score and result (1, 0.5, 0) for the side to move.
+    Datagen {
+        /// Number of games.
+        #[arg(long, default_value_t = 100)]
+        games: u32,
+        /// Search depth of every move.
+        #[arg(long, default_value_t = 3)]
+        depth: u32,
+        /// Games played at once (default: the number of cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Seed of the openings and game types (the output depends only on the settings).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Fewest random plies of an opening.
+        #[arg(long, default_value_t = 2)]
+        min_random_plies: u32,
+        /// Most random plies of an opening.
+        #[arg(long, default_value_t = 8)]
+        max_random_plies: u32,
+        /// Plies after which a game is stopped and scored as a draw.
+        #[arg(long, default_value_t = 300)]
+        max_plies: u32,
+        /// Largest gap between the search's score and the static evaluation of a position
+        /// kept (others are not quiet).
+        #[arg(long, default_value_t = 60)]
+        quiet_margin: i32,
+        /// Transposition table size of each game's engine, in MiB.
+        #[arg(long, default_value_t = 16)]
+        hash: usize,
+        /// Evaluation weights file to play with instead of the compiled-in weights.
+        #[arg(long, value_name = "FILE")]
+        weights: Option<PathBuf>,
+        /// The data file to write.
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
+    /// Fits the evaluation weights to the results of a `datagen` file (Texel method: logistic
+    /// regression, then coordinate descent over the integer weights) and writes a weights file.
+    Tune {
+        /// The data file (`waggle datagen`'s format).
+        #[arg(long, value_name = "FILE")]
+        data: PathBuf,
+        /// The weights file to write.
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        /// Weights to start from instead of the compiled-in weights.
+        #[arg(long, value_name = "FILE")]
+        start: Option<PathBuf>,
+        /// Most passes of coordinate descent.
+        #[arg(long, default_value_t = 100)]
+        iterations: u32,
+    },
 }
 
 /// The bench positions: GameStrings, one a line, `#` comments.
@@ -102,6 +160,40 @@ pub fn run() -> Result<()> {
             weights,
         }) => run_bench(depth, threads, hash, &load_weights(weights.as_deref())?),
         Some(Command::Svg { game, out }) => run_svg(&game, out.as_deref()),
+        Some(Command::Datagen {
+            games,
+            depth,
+            threads,
+            seed,
+            min_random_plies,
+            max_random_plies,
+            max_plies,
+            quiet_margin,
+            hash,
+            weights,
+            out,
+        }) => {
+            let config = DatagenConfig {
+                games,
+                depth,
+                threads: threads
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+                seed,
+                min_random_plies,
+                max_random_plies,
+                max_plies,
+                quiet_margin,
+                hash_mb: hash,
+                weights: load_weights(weights.as_deref())?,
+            };
+            run_datagen(&config, &out)
+        }
+        Some(Command::Tune {
+            data,
+            out,
+            start,
+            iterations,
+        }) => run_tune(&data, &out, &load_weights(start.as_deref())?, iterations),
     }
 }
 
@@ -213,6 +305,97 @@ fn run_bench(depth: u32, threads: usize, hash_mb: usize, weights: &EvalWeights) 
         out.flush()?;
     }
     writeln!(out, "nodes={total_nodes} {}", rate(total_nodes, searching))?;
+    Ok(())
+}
+
+fn run_datagen(config: &DatagenConfig, out: &Path) -> Result<()> {
+    let file =
+        std::fs::File::create(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let mut file = std::io::BufWriter::new(file);
+    let start = Instant::now();
+    let (mut games, mut kept, mut searched) = (0u32, 0u64, 0u64);
+    let mut last_report = Instant::now();
+    let mut failed = None;
+    let stop = AtomicBool::new(false);
+    eprintln!(
+        "datagen: {} games at depth {} on {} threads, seed {}",
+        config.games, config.depth, config.threads, config.seed
+    );
+    generate(config, &stop, &mut |record| {
+        for s in &record.samples {
+            if let Err(e) = writeln!(file, "{}", s.to_line()) {
+                failed.get_or_insert(e);
+            }
+        }
+        games += 1;
+        kept += record.samples.len() as u64;
+        searched += u64::from(record.searched);
+        if failed.is_some() {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        if games == config.games || last_report.elapsed() >= Duration::from_secs(1) {
+            last_report = Instant::now();
+            let secs = start.elapsed().as_secs_f64().max(1e-9);
+            let eta = secs / f64::from(games) * f64::from(config.games - games);
+            eprintln!(
+                "games {games}/{} positions {kept} kept of {searched} searched, \
+                 {:.1} positions/s searched ({:.1} kept/s), elapsed {:.0} s, ETA {:.0} s",
+                config.games,
+                searched as f64 / secs,
+                kept as f64 / secs,
+                secs,
+                eta
+            );
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e).with_context(|| format!("cannot write {}", out.display()));
+    }
+    file.flush()
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    eprintln!("wrote {kept} positions to {}", out.display());
+    Ok(())
+}
+
+fn run_tune(data: &Path, out: &Path, start: &EvalWeights, iterations: u32) -> Result<()> {
+    let t = Instant::now();
+    let text =
+        std::fs::read_to_string(data).with_context(|| format!("cannot read {}", data.display()))?;
+    let dataset =
+        Dataset::from_text(&text).with_context(|| format!("bad data file {}", data.display()))?;
+    eprintln!(
+        "loaded {} positions ({} finished games left out) in {:.1} s",
+        dataset.len(),
+        dataset.skipped(),
+        t.elapsed().as_secs_f64()
+    );
+    let t = Instant::now();
+    let result = tune(&dataset, start, iterations, &mut |p| {
+        eprintln!(
+            "pass {}: loss {:.6}, {} weights changed",
+            p.pass, p.loss, p.changed
+        );
+    })
+    .with_context(|| format!("cannot tune on {}", data.display()))?;
+    eprintln!(
+        "K = {:.6}, loss {:.6} -> {:.6} in {} passes, {:.1} s",
+        result.k,
+        result.initial_loss,
+        result.final_loss,
+        result.passes,
+        t.elapsed().as_secs_f64()
+    );
+    let text = format!(
+        "# Fitted by `waggle tune` to {} ({} positions): K = {:.6}, loss {:.6} -> {:.6}.\n{}",
+        data.display(),
+        dataset.len(),
+        result.k,
+        result.initial_loss,
+        result.final_loss,
+        result.weights.to_text()
+    );
+    std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
+    eprintln!("wrote {}", out.display());
     Ok(())
 }
 
