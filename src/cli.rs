@@ -25,6 +25,11 @@ struct Cli {
     /// (repeatable), e.g. `--option SearchAlgorithm=MCTS`.
     #[arg(long = "option", value_name = "NAME=VALUE", value_parser = parse_option)]
     options: Vec<(String, String)>,
+    /// The UHP engine (no subcommand) searches with the evaluation weights of this file (the
+    /// format of `weights/default.txt`) instead of the compiled-in ones; `bench` and `datagen`
+    /// take their own `--weights`.
+    #[arg(long, value_name = "FILE")]
+    weights: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -146,7 +151,14 @@ const BENCH_DEPTH: u32 = 8;
 pub fn run() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
-        None => waggle::uhp::run_stdio(&cli.options).context("UHP engine input/output failed"),
+        None => {
+            let weights = cli
+                .weights
+                .as_deref()
+                .map(|p| load_weights(Some(p)))
+                .transpose()?;
+            waggle::uhp::run_stdio(&cli.options, weights).context("UHP engine input/output failed")
+        }
         Some(Command::Perft {
             game,
             depth,

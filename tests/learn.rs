@@ -184,3 +184,42 @@ fn weights_loaded_from_a_file_search_like_the_compiled_in_ones() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("missing"), "{err}");
 }
+
+/// The UHP engine's reply to `eval` at the start of a Base game, run with `args`.
+fn uhp_eval_total(args: &[&str]) -> String {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_waggle"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("start waggle");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"newgame Base\neval\nexit\n")
+        .expect("write commands");
+    let out = child.wait_with_output().expect("waggle's output");
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).expect("utf-8 output");
+    text.lines()
+        .find(|l| l.starts_with("total "))
+        .unwrap_or_else(|| panic!("no total in {text}"))
+        .to_string()
+}
+
+#[test]
+fn the_uhp_engine_plays_with_a_weights_file() {
+    let file = TempFile::new("tempo.txt");
+    let tempo = EvalWeights {
+        tempo: 1000,
+        ..EvalWeights::default()
+    };
+    std::fs::write(&file.0, tempo.to_text()).expect("write the weights");
+    let path = file.0.to_str().expect("a UTF-8 temporary path");
+    // At the start only the bonus for having the move counts.
+    let default = EvalWeights::default().tempo;
+    assert!(uhp_eval_total(&[]).starts_with(&format!("total {default} ")));
+    assert!(uhp_eval_total(&["--weights", path]).starts_with("total 1000 "));
+}
