@@ -1,13 +1,18 @@
-//! Command-line interface: no subcommand runs the UHP engine; subcommands are tools.
+//! Command-line interface: no subcommand runs the UHP engine; subcommands are tools (perft,
+//! bench, svg, and datagen and tune for learning the evaluation).
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use waggle::core::perft::{perft, perft_divide};
+use waggle::eval::EvalWeights;
+use waggle::learn::datagen::{DatagenConfig, generate};
+use waggle::learn::texel::{Dataset, tune};
 use waggle::notation::{format_move, parse_game_string};
-use waggle::search::{Engine, EngineOptions, Limits};
+use waggle::search::{Engine, EngineOptions, Limits, SearchParams};
 
 #[derive(Parser)]
 #[command(
@@ -20,6 +25,11 @@ struct Cli {
     /// (repeatable), e.g. `--option SearchAlgorithm=MCTS`.
     #[arg(long = "option", value_name = "NAME=VALUE", value_parser = parse_option)]
     options: Vec<(String, String)>,
+    /// The UHP engine (no subcommand) searches with the evaluation weights of this file (the
+    /// format of `weights/default.txt`) instead of the compiled-in ones; `bench` and `datagen`
+    /// take their own `--weights`.
+    #[arg(long, value_name = "FILE")]
+    weights: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -55,7 +65,7 @@ enum Command {
         game: String,
         /// Write the picture to this file instead of standard output.
         #[arg(long, value_name = "PATH")]
-        out: Option<std::path::PathBuf>,
+        out: Option<PathBuf>,
     },
     /// Searches fixed positions to a fixed depth: one line per position, then
     /// `nodes=N time_ms=T nps=R` (the time spent searching, without clearing the tables
@@ -70,6 +80,65 @@ enum Command {
         /// Transposition table size in MiB.
         #[arg(long, default_value_t = 16)]
         hash: usize,
+        /// Evaluation weights file (the format of `weights/default.txt`) instead of the
+        /// compiled-in weights.
+        #[arg(long, value_name = "FILE")]
+        weights: Option<PathBuf>,
+    },
+    /// Plays self-play games at a fixed depth from random openings (half of them Base+MLP, the
+    /// rest spread over all eight game types) and writes their quiet positions, one a line:
+    /// `GameString<TAB>score<TAB>result`, score and result (1, 0.5, 0) for the side to move.
+    Datagen {
+        /// Number of games.
+        #[arg(long, default_value_t = 100)]
+        games: u32,
+        /// Search depth of every move.
+        #[arg(long, default_value_t = 3)]
+        depth: u32,
+        /// Games played at once (default: the number of cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Seed of the openings and game types (the output depends only on the settings).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Fewest random plies of an opening.
+        #[arg(long, default_value_t = 2)]
+        min_random_plies: u32,
+        /// Most random plies of an opening.
+        #[arg(long, default_value_t = 8)]
+        max_random_plies: u32,
+        /// Plies after which a game is stopped and scored as a draw.
+        #[arg(long, default_value_t = 300)]
+        max_plies: u32,
+        /// Largest gap between the search's score and the static evaluation of a position
+        /// kept (others are not quiet).
+        #[arg(long, default_value_t = 60)]
+        quiet_margin: i32,
+        /// Transposition table size of each game's engine, in MiB.
+        #[arg(long, default_value_t = 16)]
+        hash: usize,
+        /// Evaluation weights file to play with instead of the compiled-in weights.
+        #[arg(long, value_name = "FILE")]
+        weights: Option<PathBuf>,
+        /// The data file to write.
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
+    /// Fits the evaluation weights to the results of a `datagen` file (Texel method: logistic
+    /// regression, then coordinate descent over the integer weights) and writes a weights file.
+    Tune {
+        /// The data file (`waggle datagen`'s format).
+        #[arg(long, value_name = "FILE")]
+        data: PathBuf,
+        /// The weights file to write.
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        /// Weights to start from instead of the compiled-in weights.
+        #[arg(long, value_name = "FILE")]
+        start: Option<PathBuf>,
+        /// Most passes of coordinate descent.
+        #[arg(long, default_value_t = 100)]
+        iterations: u32,
     },
 }
 
@@ -82,7 +151,14 @@ const BENCH_DEPTH: u32 = 8;
 pub fn run() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
-        None => waggle::uhp::run_stdio(&cli.options).context("UHP engine input/output failed"),
+        None => {
+            let weights = cli
+                .weights
+                .as_deref()
+                .map(|p| load_weights(Some(p)))
+                .transpose()?;
+            waggle::uhp::run_stdio(&cli.options, weights).context("UHP engine input/output failed")
+        }
         Some(Command::Perft {
             game,
             depth,
@@ -93,8 +169,43 @@ pub fn run() -> Result<()> {
             depth,
             threads,
             hash,
-        }) => run_bench(depth, threads, hash),
+            weights,
+        }) => run_bench(depth, threads, hash, &load_weights(weights.as_deref())?),
         Some(Command::Svg { game, out }) => run_svg(&game, out.as_deref()),
+        Some(Command::Datagen {
+            games,
+            depth,
+            threads,
+            seed,
+            min_random_plies,
+            max_random_plies,
+            max_plies,
+            quiet_margin,
+            hash,
+            weights,
+            out,
+        }) => {
+            let config = DatagenConfig {
+                games,
+                depth,
+                threads: threads
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+                seed,
+                min_random_plies,
+                max_random_plies,
+                max_plies,
+                quiet_margin,
+                hash_mb: hash,
+                weights: load_weights(weights.as_deref())?,
+            };
+            run_datagen(&config, &out)
+        }
+        Some(Command::Tune {
+            data,
+            out,
+            start,
+            iterations,
+        }) => run_tune(&data, &out, &load_weights(start.as_deref())?, iterations),
     }
 }
 
@@ -132,7 +243,7 @@ fn run_perft(game: &str, depth: u32, divide: bool, threads: usize) -> Result<()>
     Ok(())
 }
 
-fn run_svg(game: &str, out: Option<&std::path::Path>) -> Result<()> {
+fn run_svg(game: &str, out: Option<&Path>) -> Result<()> {
     let text = if game.contains(';') {
         game.to_string()
     } else {
@@ -148,11 +259,25 @@ fn run_svg(game: &str, out: Option<&std::path::Path>) -> Result<()> {
     }
 }
 
-fn run_bench(depth: u32, threads: usize, hash_mb: usize) -> Result<()> {
+/// The weights of `path`, or the compiled-in ones without a path.
+fn load_weights(path: Option<&Path>) -> Result<EvalWeights> {
+    let Some(path) = path else {
+        return Ok(EvalWeights::default());
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read weights file {}", path.display()))?;
+    EvalWeights::from_text(&text).with_context(|| format!("bad weights file {}", path.display()))
+}
+
+fn run_bench(depth: u32, threads: usize, hash_mb: usize, weights: &EvalWeights) -> Result<()> {
     let mut engine = Engine::new(EngineOptions {
         threads: threads.max(1),
         hash_mb,
         ..EngineOptions::default()
+    });
+    engine.set_params(SearchParams {
+        weights: weights.clone(),
+        ..SearchParams::default()
     });
     let stop = AtomicBool::new(false);
     let limits = Limits {
@@ -192,6 +317,97 @@ fn run_bench(depth: u32, threads: usize, hash_mb: usize) -> Result<()> {
         out.flush()?;
     }
     writeln!(out, "nodes={total_nodes} {}", rate(total_nodes, searching))?;
+    Ok(())
+}
+
+fn run_datagen(config: &DatagenConfig, out: &Path) -> Result<()> {
+    let file =
+        std::fs::File::create(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let mut file = std::io::BufWriter::new(file);
+    let start = Instant::now();
+    let (mut games, mut kept, mut searched) = (0u32, 0u64, 0u64);
+    let mut last_report = Instant::now();
+    let mut failed = None;
+    let stop = AtomicBool::new(false);
+    eprintln!(
+        "datagen: {} games at depth {} on {} threads, seed {}",
+        config.games, config.depth, config.threads, config.seed
+    );
+    generate(config, &stop, &mut |record| {
+        for s in &record.samples {
+            if let Err(e) = writeln!(file, "{}", s.to_line()) {
+                failed.get_or_insert(e);
+            }
+        }
+        games += 1;
+        kept += record.samples.len() as u64;
+        searched += u64::from(record.searched);
+        if failed.is_some() {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        if games == config.games || last_report.elapsed() >= Duration::from_secs(1) {
+            last_report = Instant::now();
+            let secs = start.elapsed().as_secs_f64().max(1e-9);
+            let eta = secs / f64::from(games) * f64::from(config.games - games);
+            eprintln!(
+                "games {games}/{} positions {kept} kept of {searched} searched, \
+                 {:.1} positions/s searched ({:.1} kept/s), elapsed {:.0} s, ETA {:.0} s",
+                config.games,
+                searched as f64 / secs,
+                kept as f64 / secs,
+                secs,
+                eta
+            );
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e).with_context(|| format!("cannot write {}", out.display()));
+    }
+    file.flush()
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    eprintln!("wrote {kept} positions to {}", out.display());
+    Ok(())
+}
+
+fn run_tune(data: &Path, out: &Path, start: &EvalWeights, iterations: u32) -> Result<()> {
+    let t = Instant::now();
+    let text =
+        std::fs::read_to_string(data).with_context(|| format!("cannot read {}", data.display()))?;
+    let dataset =
+        Dataset::from_text(&text).with_context(|| format!("bad data file {}", data.display()))?;
+    eprintln!(
+        "loaded {} positions ({} finished games left out) in {:.1} s",
+        dataset.len(),
+        dataset.skipped(),
+        t.elapsed().as_secs_f64()
+    );
+    let t = Instant::now();
+    let result = tune(&dataset, start, iterations, &mut |p| {
+        eprintln!(
+            "pass {}: loss {:.6}, {} weights changed",
+            p.pass, p.loss, p.changed
+        );
+    })
+    .with_context(|| format!("cannot tune on {}", data.display()))?;
+    eprintln!(
+        "K = {:.6}, loss {:.6} -> {:.6} in {} passes, {:.1} s",
+        result.k,
+        result.initial_loss,
+        result.final_loss,
+        result.passes,
+        t.elapsed().as_secs_f64()
+    );
+    let text = format!(
+        "# Fitted by `waggle tune` to {} ({} positions): K = {:.6}, loss {:.6} -> {:.6}.\n{}",
+        data.display(),
+        dataset.len(),
+        result.k,
+        result.initial_loss,
+        result.final_loss,
+        result.weights.to_text()
+    );
+    std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
+    eprintln!("wrote {}", out.display());
     Ok(())
 }
 

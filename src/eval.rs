@@ -18,6 +18,11 @@
 //!
 //! The default weights were set by hand and then adjusted by self-play (mobility weights lower
 //! by a third: +35 Elo; higher by half: -98 Elo; a steeper queen-ring table was worse too).
+//! They live in `weights/default.txt`, compiled in ([`EvalWeights::default`]);
+//! [`EvalWeights::from_text`] and [`EvalWeights::to_text`] read and write that format.
+
+mod weights;
+pub use weights::{DEFAULT_WEIGHTS_TEXT, WeightsError};
 
 use crate::core::topology::{direction_count, neighbour_runs, slide_out_mask};
 use crate::core::{
@@ -79,31 +84,6 @@ pub struct EvalWeights {
     pub pillbug_attack: i32,
     /// Bonus for having the move.
     pub tempo: i32,
-}
-
-impl Default for EvalWeights {
-    fn default() -> Self {
-        EvalWeights {
-            queen_ring: [0, 12, 30, 60, 110, 190],
-            queen_enemy: 8,
-            queen_stuck: 14,
-            queen_mobile: 12,
-            queen_covered: 60,
-            //                Q   S   B   G   A   M   L   P
-            movable_opening: [7, 9, 15, 11, 23, 17, 15, 9],
-            movable_endgame: [11, 12, 23, 15, 31, 27, 20, 13],
-            reach: [3, 1, 1, 2, 2, 2, 1, 2],
-            pinned: [0, 2, 4, 2, 6, 6, 3, 2],
-            covered: [0, 4, 8, 4, 10, 10, 6, 6],
-            in_hand_opening: [0, 8, 14, 8, 20, 18, 12, 10],
-            in_hand_endgame: [0, 4, 8, 4, 10, 10, 6, 6],
-            beetle_on_queen: 45,
-            beetle_near_queen: 14,
-            pillbug_defense: 18,
-            pillbug_attack: 10,
-            tempo: 6,
-        }
-    }
 }
 
 /// The named terms of the evaluation, in the order [`breakdown`] reports them.

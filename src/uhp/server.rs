@@ -5,8 +5,9 @@ use super::input::{self, LineRead, MAX_LINE_BYTES};
 use super::options::{OptionId, Settings};
 use crate::core::perft::perft_with_stop;
 use crate::core::{Game, GameType, Move};
+use crate::eval::EvalWeights;
 use crate::notation::{format_move, game_string, parse_game_string, parse_game_type, parse_move};
-use crate::search::{Engine, Limits, SearchInfo};
+use crate::search::{Engine, Limits, SearchInfo, SearchParams};
 use std::io::{self, BufRead, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -325,6 +326,15 @@ impl<W: Write> Server<W> {
             }
             [sub, ..] => Err(err(format!("Unknown options subcommand '{sub}'. {usage}"))),
         }
+    }
+
+    /// Searches and evaluates (the `eval` command too) with `weights` instead of the
+    /// compiled-in evaluation weights. For start-up settings from the command line.
+    pub fn set_weights(&mut self, weights: EvalWeights) {
+        self.engine.set_params(SearchParams {
+            weights,
+            ..self.engine.params().clone()
+        });
     }
 
     /// Sets option `name` to `value` as `options set` does, without replying; the error is the

@@ -1,0 +1,320 @@
+//! [`EvalWeights`] as text: the default weights live in `weights/default.txt`, compiled in, and
+//! the tuner writes files of the same form.
+//!
+//! The format is one line `name = v1 v2 ...` per weight group (the field names of
+//! [`EvalWeights`]), every group exactly once, in any order, each with as many integers as the
+//! field holds. Blank lines are ignored and `#` starts a comment.
+
+use super::EvalWeights;
+use std::fmt;
+use std::sync::LazyLock;
+
+/// The default weights file, compiled into the engine.
+pub const DEFAULT_WEIGHTS_TEXT: &str = include_str!("../../weights/default.txt");
+
+/// The default weights, parsed once.
+static DEFAULT: LazyLock<EvalWeights> = LazyLock::new(|| {
+    EvalWeights::from_text(DEFAULT_WEIGHTS_TEXT)
+        .unwrap_or_else(|e| panic!("weights/default.txt does not parse: {e}"))
+});
+
+impl Default for EvalWeights {
+    /// The weights of `weights/default.txt` (a unit test checks that it parses).
+    fn default() -> Self {
+        DEFAULT.clone()
+    }
+}
+
+/// Why a weights text was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WeightsError {
+    /// A line is not of the form `name = v1 v2 ...` (1-based line number).
+    Syntax(usize),
+    /// A line names no weight group (line number, name).
+    UnknownName(usize, String),
+    /// A group appears a second time (line number, name).
+    Repeated(usize, String),
+    /// A value is not an integer (line number, the text).
+    BadValue(usize, String),
+    /// A group has the wrong number of values (line number, name, expected, found).
+    WrongCount(usize, String, usize, usize),
+    /// A group is missing from the text.
+    Missing(&'static str),
+}
+
+impl fmt::Display for WeightsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WeightsError::Syntax(l) => write!(f, "line {l}: expected 'name = v1 v2 ...'"),
+            WeightsError::UnknownName(l, n) => write!(f, "line {l}: no weight group '{n}'"),
+            WeightsError::Repeated(l, n) => write!(f, "line {l}: '{n}' given twice"),
+            WeightsError::BadValue(l, v) => write!(f, "line {l}: '{v}' is not an integer"),
+            WeightsError::WrongCount(l, n, want, got) => {
+                write!(f, "line {l}: '{n}' needs {want} values, found {got}")
+            }
+            WeightsError::Missing(n) => write!(f, "weight group '{n}' is missing"),
+        }
+    }
+}
+
+impl std::error::Error for WeightsError {}
+
+impl EvalWeights {
+    /// The names of the weight groups (the fields), in the order of [`EvalWeights::groups`]
+    /// and of the files [`EvalWeights::to_text`] writes.
+    pub const GROUPS: [&'static str; 17] = [
+        "queen_ring",
+        "queen_enemy",
+        "queen_stuck",
+        "queen_mobile",
+        "queen_covered",
+        "movable_opening",
+        "movable_endgame",
+        "reach",
+        "pinned",
+        "covered",
+        "in_hand_opening",
+        "in_hand_endgame",
+        "beetle_on_queen",
+        "beetle_near_queen",
+        "pillbug_defense",
+        "pillbug_attack",
+        "tempo",
+    ];
+
+    /// Every field's values, in the order of [`EvalWeights::GROUPS`].
+    pub fn groups(&self) -> [&[i32]; 17] {
+        [
+            &self.queen_ring,
+            std::slice::from_ref(&self.queen_enemy),
+            std::slice::from_ref(&self.queen_stuck),
+            std::slice::from_ref(&self.queen_mobile),
+            std::slice::from_ref(&self.queen_covered),
+            &self.movable_opening,
+            &self.movable_endgame,
+            &self.reach,
+            &self.pinned,
+            &self.covered,
+            &self.in_hand_opening,
+            &self.in_hand_endgame,
+            std::slice::from_ref(&self.beetle_on_queen),
+            std::slice::from_ref(&self.beetle_near_queen),
+            std::slice::from_ref(&self.pillbug_defense),
+            std::slice::from_ref(&self.pillbug_attack),
+            std::slice::from_ref(&self.tempo),
+        ]
+    }
+
+    /// Every field's values, mutable, in the order of [`EvalWeights::GROUPS`].
+    pub fn groups_mut(&mut self) -> [&mut [i32]; 17] {
+        [
+            &mut self.queen_ring,
+            std::slice::from_mut(&mut self.queen_enemy),
+            std::slice::from_mut(&mut self.queen_stuck),
+            std::slice::from_mut(&mut self.queen_mobile),
+            std::slice::from_mut(&mut self.queen_covered),
+            &mut self.movable_opening,
+            &mut self.movable_endgame,
+            &mut self.reach,
+            &mut self.pinned,
+            &mut self.covered,
+            &mut self.in_hand_opening,
+            &mut self.in_hand_endgame,
+            std::slice::from_mut(&mut self.beetle_on_queen),
+            std::slice::from_mut(&mut self.beetle_near_queen),
+            std::slice::from_mut(&mut self.pillbug_defense),
+            std::slice::from_mut(&mut self.pillbug_attack),
+            std::slice::from_mut(&mut self.tempo),
+        ]
+    }
+
+    /// Every weight as one flat list, group after group in the order of
+    /// [`EvalWeights::GROUPS`] (the tuner's parameters).
+    pub fn to_vec(&self) -> Vec<i32> {
+        self.groups().concat()
+    }
+
+    /// Sets every weight from a flat list in the order of [`EvalWeights::to_vec`]; `None` when
+    /// `values` does not hold exactly that many.
+    pub fn from_slice(values: &[i32]) -> Option<EvalWeights> {
+        let mut w = EvalWeights::default();
+        if values.len() != w.to_vec().len() {
+            return None;
+        }
+        let mut rest = values;
+        for group in w.groups_mut() {
+            let (head, tail) = rest.split_at(group.len());
+            group.copy_from_slice(head);
+            rest = tail;
+        }
+        Some(w)
+    }
+
+    /// A name for each weight of [`EvalWeights::to_vec`]: the group's name, with `[i]` for
+    /// groups of more than one value.
+    pub fn value_names() -> Vec<String> {
+        let w = EvalWeights::default();
+        let mut names = Vec::new();
+        for (name, group) in EvalWeights::GROUPS.iter().zip(w.groups()) {
+            if group.len() == 1 {
+                names.push(name.to_string());
+            } else {
+                names.extend((0..group.len()).map(|i| format!("{name}[{i}]")));
+            }
+        }
+        names
+    }
+
+    /// Reads weights in the format of this module's documentation.
+    pub fn from_text(text: &str) -> Result<EvalWeights, WeightsError> {
+        let mut w = EvalWeights {
+            queen_ring: [0; 6],
+            queen_enemy: 0,
+            queen_stuck: 0,
+            queen_mobile: 0,
+            queen_covered: 0,
+            movable_opening: [0; 8],
+            movable_endgame: [0; 8],
+            reach: [0; 8],
+            pinned: [0; 8],
+            covered: [0; 8],
+            in_hand_opening: [0; 8],
+            in_hand_endgame: [0; 8],
+            beetle_on_queen: 0,
+            beetle_near_queen: 0,
+            pillbug_defense: 0,
+            pillbug_attack: 0,
+            tempo: 0,
+        };
+        let mut seen = [false; 17];
+        let mut groups = w.groups_mut();
+        for (i, line) in text.lines().enumerate() {
+            let l = i + 1;
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let (name, values) = line.split_once('=').ok_or(WeightsError::Syntax(l))?;
+            let name = name.trim();
+            let g = EvalWeights::GROUPS
+                .iter()
+                .position(|&n| n == name)
+                .ok_or_else(|| WeightsError::UnknownName(l, name.to_string()))?;
+            if std::mem::replace(&mut seen[g], true) {
+                return Err(WeightsError::Repeated(l, name.to_string()));
+            }
+            let values = values
+                .split_whitespace()
+                .map(|v| {
+                    v.parse::<i32>()
+                        .map_err(|_| WeightsError::BadValue(l, v.to_string()))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let group = &mut groups[g];
+            if values.len() != group.len() {
+                return Err(WeightsError::WrongCount(
+                    l,
+                    name.to_string(),
+                    group.len(),
+                    values.len(),
+                ));
+            }
+            group.copy_from_slice(&values);
+        }
+        if let Some(g) = seen.iter().position(|s| !s) {
+            return Err(WeightsError::Missing(EvalWeights::GROUPS[g]));
+        }
+        Ok(w)
+    }
+
+    /// The weights as text that [`EvalWeights::from_text`] reads back to equal weights: one
+    /// line per group, in the order of [`EvalWeights::GROUPS`].
+    pub fn to_text(&self) -> String {
+        let mut text = String::new();
+        for (name, group) in EvalWeights::GROUPS.iter().zip(self.groups()) {
+            let values: Vec<String> = group.iter().map(i32::to_string).collect();
+            text.push_str(&format!("{name} = {}\n", values.join(" ")));
+        }
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_file_holds_the_hand_set_weights() {
+        let parsed = EvalWeights::from_text(DEFAULT_WEIGHTS_TEXT).expect("the embedded file");
+        // The values compiled in before they moved to weights/default.txt.
+        let before = EvalWeights {
+            queen_ring: [0, 12, 30, 60, 110, 190],
+            queen_enemy: 8,
+            queen_stuck: 14,
+            queen_mobile: 12,
+            queen_covered: 60,
+            movable_opening: [7, 9, 15, 11, 23, 17, 15, 9],
+            movable_endgame: [11, 12, 23, 15, 31, 27, 20, 13],
+            reach: [3, 1, 1, 2, 2, 2, 1, 2],
+            pinned: [0, 2, 4, 2, 6, 6, 3, 2],
+            covered: [0, 4, 8, 4, 10, 10, 6, 6],
+            in_hand_opening: [0, 8, 14, 8, 20, 18, 12, 10],
+            in_hand_endgame: [0, 4, 8, 4, 10, 10, 6, 6],
+            beetle_on_queen: 45,
+            beetle_near_queen: 14,
+            pillbug_defense: 18,
+            pillbug_attack: 10,
+            tempo: 6,
+        };
+        assert_eq!(parsed, before);
+        assert_eq!(EvalWeights::default(), before);
+    }
+
+    #[test]
+    fn text_round_trips() {
+        let mut w = EvalWeights::default();
+        w.queen_ring[3] = -7;
+        w.reach[5] = 123;
+        w.tempo = 0;
+        let text = w.to_text();
+        assert_eq!(EvalWeights::from_text(&text), Ok(w.clone()));
+        let values = w.to_vec();
+        assert_eq!(values.len(), EvalWeights::value_names().len());
+        assert_eq!(EvalWeights::from_slice(&values), Some(w));
+        assert_eq!(EvalWeights::from_slice(&values[1..]), None);
+    }
+
+    #[test]
+    fn bad_texts_are_refused_with_the_line() {
+        let good = EvalWeights::default().to_text();
+        let cases = [
+            (
+                good.replace("tempo = 6", "tempo 6"),
+                WeightsError::Syntax(17),
+            ),
+            (
+                good.replace("tempo", "tempi"),
+                WeightsError::UnknownName(17, "tempi".into()),
+            ),
+            (
+                format!("{good}tempo = 1\n"),
+                WeightsError::Repeated(18, "tempo".into()),
+            ),
+            (
+                good.replace("tempo = 6", "tempo = six"),
+                WeightsError::BadValue(17, "six".into()),
+            ),
+            (
+                good.replace("reach = 3 1", "reach = 3"),
+                WeightsError::WrongCount(8, "reach".into(), 8, 7),
+            ),
+            (
+                good.replace("tempo = 6", "# tempo = 6"),
+                WeightsError::Missing("tempo"),
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(EvalWeights::from_text(&text), Err(want));
+        }
+    }
+}

@@ -1,0 +1,327 @@
+//! Texel tuning: fitting [`EvalWeights`] to game results by logistic regression.
+//!
+//! The model predicts the result of a position for the side to move as
+//! `sigmoid(K * eval)`, and the loss is the mean squared difference from the results (1, 0.5,
+//! 0). The evaluation is linear in every weight: each position is turned once into a feature
+//! vector `f` with `eval = sum(w[i] * f[i])` (the evaluation with only weight `i` set, see
+//! [`features`]; the only difference from [`evaluate`] is its rounding of the values blended
+//! by game phase, a few units at most). [`tune`] first fits `K` to the starting weights, then
+//! changes one integer weight at a time by steps of 1 while the loss falls (coordinate
+//! descent), pass after pass, with `K` fixed.
+
+use super::data::{DataError, Sample};
+use crate::core::Game;
+use crate::eval::{EvalWeights, evaluate};
+use crate::notation::{NotationError, parse_game_string};
+use std::fmt;
+
+/// Why a data set could not be read or tuned on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TuneError {
+    /// A data line is malformed (1-based line number).
+    Line(usize, DataError),
+    /// A data line's GameString does not load (1-based line number).
+    Game(usize, NotationError),
+    /// No position to tune on.
+    Empty,
+}
+
+impl fmt::Display for TuneError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TuneError::Line(l, e) => write!(f, "line {l}: {e}"),
+            TuneError::Game(l, e) => write!(f, "line {l}: bad GameString: {e}"),
+            TuneError::Empty => write!(f, "no position to tune on"),
+        }
+    }
+}
+
+impl std::error::Error for TuneError {}
+
+/// The feature vector of a position that is not over: entry `i` is the evaluation for the
+/// side to move with weight `i` of [`EvalWeights::to_vec`] set to 1 and every other to 0
+/// (computed exactly: with the weight at 256, divided by 256).
+pub fn features(game: &Game) -> Vec<f64> {
+    let count = EvalWeights::default().to_vec().len();
+    let mut unit = vec![0; count];
+    (0..count)
+        .map(|i| {
+            unit[i] = 256;
+            let w = EvalWeights::from_slice(&unit).expect("one value per weight");
+            unit[i] = 0;
+            f64::from(evaluate(game, &w)) / 256.0
+        })
+        .collect()
+}
+
+/// Positions as feature vectors with their results.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Dataset {
+    /// The feature vectors, one after another.
+    features: Vec<f64>,
+    /// The results for the side to move.
+    results: Vec<f64>,
+    /// Positions left out because the game was over.
+    skipped: usize,
+}
+
+impl Dataset {
+    /// The positions of `samples`; finished games are left out.
+    pub fn from_samples<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Dataset {
+        let mut d = Dataset::default();
+        for s in samples {
+            if let Ok(game) = parse_game_string(&s.game, true) {
+                d.push(&game, s.result.value());
+            }
+        }
+        d
+    }
+
+    /// Reads data lines (see [`super::data`]); blank lines are ignored and finished games
+    /// left out.
+    pub fn from_text(text: &str) -> Result<Dataset, TuneError> {
+        let mut d = Dataset::default();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let s = Sample::parse_line(line).map_err(|e| TuneError::Line(i + 1, e))?;
+            let game = parse_game_string(&s.game, true).map_err(|e| TuneError::Game(i + 1, e))?;
+            d.push(&game, s.result.value());
+        }
+        Ok(d)
+    }
+
+    fn push(&mut self, game: &Game, result: f64) {
+        if game.state().is_over() {
+            self.skipped += 1;
+            return;
+        }
+        self.features.extend(features(game));
+        self.results.push(result);
+    }
+
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.results.len()
+    }
+
+    /// No positions.
+    pub fn is_empty(&self) -> bool {
+        self.results.is_empty()
+    }
+
+    /// Positions left out because their game was over.
+    pub fn skipped(&self) -> usize {
+        self.skipped
+    }
+
+    /// The linear evaluation of every position with weights `w`.
+    fn evals(&self, w: &[i32]) -> Vec<f64> {
+        self.features
+            .chunks_exact(w.len())
+            .map(|f| f.iter().zip(w).map(|(x, &w)| x * f64::from(w)).sum())
+            .collect()
+    }
+
+    /// The mean squared error of `sigmoid(k * (evals + step * feature i))` against the
+    /// results (`step` 0 for the evaluations as they are).
+    fn loss(&self, evals: &[f64], k: f64, i: usize, step: f64) -> f64 {
+        let n = evals.len();
+        let width = self.features.len() / n.max(1);
+        let mut sum = 0.0;
+        for (j, (&e, &r)) in evals.iter().zip(&self.results).enumerate() {
+            let e = e + step * self.features[j * width + i];
+            let p = 1.0 / (1.0 + (-k * e).exp());
+            sum += (r - p) * (r - p);
+        }
+        sum / n as f64
+    }
+
+    /// The mean squared error of the predictions of weights `w` with scale `k`.
+    pub fn mean_error(&self, w: &EvalWeights, k: f64) -> f64 {
+        self.loss(&self.evals(&w.to_vec()), k, 0, 0.0)
+    }
+}
+
+/// The `K` that fits the data best with weights `w` (golden-section search of `ln K` between
+/// 10^-5 and 1).
+pub fn fit_k(data: &Dataset, w: &EvalWeights) -> f64 {
+    let evals = data.evals(&w.to_vec());
+    let loss = |ln_k: f64| data.loss(&evals, ln_k.exp(), 0, 0.0);
+    let (mut lo, mut hi) = ((1e-5f64).ln(), 0.0f64);
+    let g = (5f64.sqrt() - 1.0) / 2.0;
+    let (mut a, mut b) = (hi - g * (hi - lo), lo + g * (hi - lo));
+    let (mut fa, mut fb) = (loss(a), loss(b));
+    for _ in 0..60 {
+        if fa < fb {
+            hi = b;
+            (b, fb) = (a, fa);
+            a = hi - g * (hi - lo);
+            fa = loss(a);
+        } else {
+            lo = a;
+            (a, fa) = (b, fb);
+            b = lo + g * (hi - lo);
+            fb = loss(b);
+        }
+    }
+    ((lo + hi) / 2.0).exp()
+}
+
+/// What one pass of [`tune`] did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TunePass {
+    /// The pass, from 1.
+    pub pass: u32,
+    /// The loss after it.
+    pub loss: f64,
+    /// Weights changed in it.
+    pub changed: usize,
+}
+
+/// The outcome of [`tune`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct TuneResult {
+    /// The fitted weights.
+    pub weights: EvalWeights,
+    /// The scale fitted to the starting weights.
+    pub k: f64,
+    /// The loss of the starting weights.
+    pub initial_loss: f64,
+    /// The loss of the fitted weights.
+    pub final_loss: f64,
+    /// Passes made.
+    pub passes: u32,
+}
+
+/// Fits the weights, from `start`, to the results of `data`: `K` first, then at most
+/// `max_passes` passes of coordinate descent (stopping early when a pass changes nothing).
+/// `progress` receives every pass.
+pub fn tune(
+    data: &Dataset,
+    start: &EvalWeights,
+    max_passes: u32,
+    progress: &mut dyn FnMut(&TunePass),
+) -> Result<TuneResult, TuneError> {
+    if data.is_empty() {
+        return Err(TuneError::Empty);
+    }
+    let k = fit_k(data, start);
+    let mut w = start.to_vec();
+    let mut evals = data.evals(&w);
+    let initial_loss = data.loss(&evals, k, 0, 0.0);
+    let mut best = initial_loss;
+    let mut passes = 0;
+    while passes < max_passes {
+        passes += 1;
+        let mut changed = 0;
+        for i in 0..w.len() {
+            let mut moved = false;
+            for step in [1.0, -1.0] {
+                loop {
+                    let trial = data.loss(&evals, k, i, step);
+                    if trial >= best - 1e-12 {
+                        break;
+                    }
+                    best = trial;
+                    w[i] += step as i32;
+                    let width = w.len();
+                    for (j, e) in evals.iter_mut().enumerate() {
+                        *e += step * data.features[j * width + i];
+                    }
+                    moved = true;
+                }
+                if moved {
+                    break;
+                }
+            }
+            changed += moved as usize;
+        }
+        progress(&TunePass {
+            pass: passes,
+            loss: best,
+            changed,
+        });
+        if changed == 0 {
+            break;
+        }
+    }
+    Ok(TuneResult {
+        weights: EvalWeights::from_slice(&w).expect("one value per weight"),
+        k,
+        initial_loss,
+        final_loss: best,
+        passes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::GameType;
+
+    /// Positions of pseudo-random games of Base+MLP.
+    fn positions(count: usize) -> Vec<Game> {
+        let mut out = Vec::new();
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        while out.len() < count {
+            let mut g = Game::new(GameType::MLP);
+            for _ in 0..60 {
+                if g.state().is_over() {
+                    break;
+                }
+                out.push(g.clone());
+                let moves = g.legal_moves();
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                g.play_unchecked(moves[(seed >> 33) as usize % moves.len()]);
+            }
+        }
+        out.truncate(count);
+        out
+    }
+
+    #[test]
+    fn the_linear_model_is_the_evaluation() {
+        let w = EvalWeights::default();
+        let values = w.to_vec();
+        for g in positions(300) {
+            let linear: f64 = features(&g)
+                .iter()
+                .zip(&values)
+                .map(|(f, &v)| f * f64::from(v))
+                .sum();
+            let exact = f64::from(evaluate(&g, &w));
+            // Only the rounding of the phase-blended values differs.
+            assert!((linear - exact).abs() <= 32.0, "{linear} vs {exact}");
+        }
+    }
+
+    #[test]
+    fn tuning_moves_the_weight_that_decides_the_results() {
+        // The results follow an evaluation whose bonus for having the move is ten times
+        // today's: the tuner, starting from today's weights, must raise it and fit better.
+        let start = EvalWeights::default();
+        let truth = EvalWeights {
+            tempo: start.tempo * 10,
+            ..start.clone()
+        };
+        let mut data = Dataset::default();
+        for g in positions(400) {
+            let e = evaluate(&g, &truth);
+            data.push(&g, if e > 0 { 1.0 } else { 0.0 });
+        }
+        let mut passes = Vec::new();
+        let r = tune(&data, &start, 4, &mut |p| passes.push(p.clone())).expect("data");
+        assert!(r.weights.tempo > start.tempo, "{:?}", r.weights);
+        assert!(r.final_loss < r.initial_loss, "{r:?}");
+        assert_eq!(passes.len() as u32, r.passes);
+        assert!(passes.windows(2).all(|p| p[1].loss <= p[0].loss));
+        assert_eq!(
+            tune(&Dataset::default(), &start, 1, &mut |_| {}),
+            Err(TuneError::Empty)
+        );
+    }
+}

@@ -1,0 +1,225 @@
+//! Learning the evaluation: self-play data (`waggle datagen`), its line format, the Texel tuner
+//! (`waggle tune`) and weights files read back by the engine.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::AtomicBool;
+use waggle::core::{Color, GameState};
+use waggle::eval::{DEFAULT_WEIGHTS_TEXT, EvalWeights};
+use waggle::learn::data::{Outcome, Sample};
+use waggle::learn::datagen::{DatagenConfig, GameRecord, generate};
+use waggle::notation::parse_game_string;
+
+fn run_datagen(config: &DatagenConfig) -> Vec<GameRecord> {
+    let mut records = Vec::new();
+    generate(config, &AtomicBool::new(false), &mut |r| records.push(r));
+    records
+}
+
+#[test]
+fn self_play_records_are_consistent_with_how_the_games_ended() {
+    let config = DatagenConfig {
+        games: 3,
+        depth: 1,
+        threads: 2,
+        seed: 5,
+        max_plies: 120,
+        ..DatagenConfig::default()
+    };
+    let records = run_datagen(&config);
+    assert_eq!(
+        records.iter().map(|r| r.index).collect::<Vec<_>>(),
+        [0, 1, 2]
+    );
+    let mut samples = 0;
+    for r in &records {
+        let end = parse_game_string(&r.game, true).expect("the final GameString loads");
+        match end.state() {
+            GameState::WhiteWins => assert_eq!(r.white_result, Outcome::Win),
+            GameState::BlackWins => assert_eq!(r.white_result, Outcome::Loss),
+            GameState::Draw => assert_eq!(r.white_result, Outcome::Draw),
+            GameState::NotStarted | GameState::InProgress => {
+                assert!(r.adjudicated, "{}", r.game);
+                assert_eq!(end.ply(), config.max_plies);
+                assert_eq!(r.white_result, Outcome::Draw);
+            }
+        }
+        assert!(r.samples.len() as u32 <= r.searched);
+        for s in &r.samples {
+            assert_eq!(Sample::parse_line(&s.to_line()).as_ref(), Ok(s));
+            let g = parse_game_string(&s.game, true).expect("a sample's GameString loads");
+            assert!(!g.state().is_over());
+            // A position of this game: its moves begin the game's moves.
+            let moves = s.game.split(';').skip(3).collect::<Vec<_>>();
+            let all = r.game.split(';').skip(3).collect::<Vec<_>>();
+            assert_eq!(
+                moves[..],
+                all[..moves.len()],
+                "{} not in {}",
+                s.game,
+                r.game
+            );
+            let want = match g.side_to_move() {
+                Color::White => r.white_result,
+                Color::Black => r.white_result.flip(),
+            };
+            assert_eq!(s.result, want, "{}", s.game);
+            assert!(s.score.abs() < waggle::eval::WIN_THRESHOLD);
+            samples += 1;
+        }
+    }
+    assert!(samples > 10, "only {samples} positions kept");
+    // The same settings give the same data, whatever the number of threads.
+    let one_thread = run_datagen(&DatagenConfig {
+        threads: 1,
+        ..config.clone()
+    });
+    assert_eq!(one_thread, records);
+}
+
+/// A file in the temporary directory, removed when dropped.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(name: &str) -> TempFile {
+        TempFile(std::env::temp_dir().join(format!("waggle-learn-{}-{name}", std::process::id())))
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn waggle(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_waggle"))
+        .args(args)
+        .output()
+        .expect("run waggle");
+    assert!(out.status.success(), "waggle {args:?} failed: {out:?}");
+    String::from_utf8(out.stdout).expect("utf-8 output")
+}
+
+#[test]
+fn datagen_then_tune_writes_weights_the_engine_reads() {
+    let data = TempFile::new("data.txt");
+    let weights = TempFile::new("weights.txt");
+    let data_path = data.0.to_str().expect("a UTF-8 temporary path");
+    let weights_path = weights.0.to_str().expect("a UTF-8 temporary path");
+    waggle(&[
+        "datagen",
+        "--games",
+        "2",
+        "--depth",
+        "1",
+        "--threads",
+        "2",
+        "--out",
+        data_path,
+    ]);
+    let text = std::fs::read_to_string(&data.0).expect("the data file");
+    assert!(text.lines().count() > 5, "{text}");
+    for line in text.lines() {
+        let s = Sample::parse_line(line).expect("a data line");
+        parse_game_string(&s.game, true).expect("its GameString loads");
+    }
+    waggle(&[
+        "tune",
+        "--data",
+        data_path,
+        "--out",
+        weights_path,
+        "--iterations",
+        "2",
+    ]);
+    let tuned = EvalWeights::from_text(&std::fs::read_to_string(&weights.0).expect("weights"))
+        .expect("the tuned weights load");
+    assert_ne!(tuned, EvalWeights::default());
+    let bench = waggle(&["bench", "--depth", "2", "--weights", weights_path]);
+    assert!(
+        bench
+            .lines()
+            .last()
+            .is_some_and(|l| l.starts_with("nodes="))
+    );
+}
+
+/// The bench's lines without the times.
+fn bench_without_times(args: &[&str]) -> Vec<String> {
+    waggle(args)
+        .lines()
+        .map(|l| {
+            // Numbers are padded after `=`.
+            let mut l = l.to_string();
+            while l.contains("= ") {
+                l = l.replace("= ", "=");
+            }
+            l.split_whitespace()
+                .filter(|w| !w.starts_with("time_ms=") && !w.starts_with("nps="))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
+#[test]
+fn weights_loaded_from_a_file_search_like_the_compiled_in_ones() {
+    let file = TempFile::new("default.txt");
+    std::fs::write(&file.0, DEFAULT_WEIGHTS_TEXT).expect("write the weights");
+    let path = file.0.to_str().expect("a UTF-8 temporary path");
+    let compiled = bench_without_times(&["bench", "--depth", "4"]);
+    assert!(compiled.len() > 30);
+    assert_eq!(
+        bench_without_times(&["bench", "--depth", "4", "--weights", path]),
+        compiled
+    );
+    let bad = TempFile::new("bad.txt");
+    std::fs::write(&bad.0, "tempo = 6\n").expect("write the weights");
+    let out = Command::new(env!("CARGO_BIN_EXE_waggle"))
+        .args(["bench", "--weights", bad.0.to_str().expect("UTF-8")])
+        .output()
+        .expect("run waggle");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("missing"), "{err}");
+}
+
+/// The UHP engine's reply to `eval` at the start of a Base game, run with `args`.
+fn uhp_eval_total(args: &[&str]) -> String {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_waggle"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("start waggle");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"newgame Base\neval\nexit\n")
+        .expect("write commands");
+    let out = child.wait_with_output().expect("waggle's output");
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).expect("utf-8 output");
+    text.lines()
+        .find(|l| l.starts_with("total "))
+        .unwrap_or_else(|| panic!("no total in {text}"))
+        .to_string()
+}
+
+#[test]
+fn the_uhp_engine_plays_with_a_weights_file() {
+    let file = TempFile::new("tempo.txt");
+    let tempo = EvalWeights {
+        tempo: 1000,
+        ..EvalWeights::default()
+    };
+    std::fs::write(&file.0, tempo.to_text()).expect("write the weights");
+    let path = file.0.to_str().expect("a UTF-8 temporary path");
+    // At the start only the bonus for having the move counts.
+    let default = EvalWeights::default().tempo;
+    assert!(uhp_eval_total(&[]).starts_with(&format!("total {default} ")));
+    assert!(uhp_eval_total(&["--weights", path]).starts_with("total 1000 "));
+}
