@@ -60,6 +60,10 @@ enum Command {
         /// Transposition table size in MiB.
         #[arg(long, default_value_t = 16)]
         hash: usize,
+        /// Best moves ranked per position (the `MultiPV` option); above 1 the node count is
+        /// not the signature.
+        #[arg(long, default_value_t = 1)]
+        multi_pv: usize,
     },
 }
 
@@ -83,7 +87,8 @@ pub fn run() -> Result<()> {
             depth,
             threads,
             hash,
-        }) => run_bench(depth, threads, hash),
+            multi_pv,
+        }) => run_bench(depth, threads, hash, multi_pv),
     }
 }
 
@@ -121,10 +126,11 @@ fn run_perft(game: &str, depth: u32, divide: bool, threads: usize) -> Result<()>
     Ok(())
 }
 
-fn run_bench(depth: u32, threads: usize, hash_mb: usize) -> Result<()> {
+fn run_bench(depth: u32, threads: usize, hash_mb: usize, multi_pv: usize) -> Result<()> {
     let mut engine = Engine::new(EngineOptions {
         threads: threads.max(1),
         hash_mb,
+        multi_pv: multi_pv.max(1),
         ..EngineOptions::default()
     });
     let stop = AtomicBool::new(false);
@@ -149,7 +155,9 @@ fn run_bench(depth: u32, threads: usize, hash_mb: usize) -> Result<()> {
         let mut score = 0;
         let best = engine.search(&game, &limits, &stop, &mut |info| {
             nodes = info.nodes;
-            score = info.score;
+            if info.rank == 1 {
+                score = info.score;
+            }
         });
         let elapsed = t.elapsed();
         searching += elapsed;

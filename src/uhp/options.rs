@@ -26,6 +26,8 @@ impl Default for Settings {
 
 /// Most helper threads (search threads besides the main one).
 const MAX_HELPER_THREADS: i64 = 63;
+/// Most moves `MultiPV` ranks.
+const MAX_MULTI_PV: i64 = 32;
 /// Transposition-table size range, MiB.
 const HASH_MB_RANGE: (i64, i64) = (1, 4096);
 /// The search algorithms, as the enum option spells them.
@@ -45,17 +47,20 @@ pub(crate) enum OptionId {
     SearchAlgorithm,
     /// Intermediate best-move lines during `bestmove` (bool).
     ReportIntermediateBestMoves,
+    /// How many best moves the search ranks and reports (int).
+    MultiPV,
     /// Threefold repetition is a draw (bool).
     ThreefoldRepetitionDraw,
 }
 
 impl OptionId {
     /// All options, in the order `options` lists them.
-    pub(crate) const ALL: [OptionId; 5] = [
+    pub(crate) const ALL: [OptionId; 6] = [
         OptionId::MaxHelperThreads,
         OptionId::TranspositionTableSizeMB,
         OptionId::SearchAlgorithm,
         OptionId::ReportIntermediateBestMoves,
+        OptionId::MultiPV,
         OptionId::ThreefoldRepetitionDraw,
     ];
 
@@ -66,6 +71,7 @@ impl OptionId {
             OptionId::TranspositionTableSizeMB => "TranspositionTableSizeMB",
             OptionId::SearchAlgorithm => "SearchAlgorithm",
             OptionId::ReportIntermediateBestMoves => "ReportIntermediateBestMoves",
+            OptionId::MultiPV => "MultiPV",
             OptionId::ThreefoldRepetitionDraw => "ThreefoldRepetitionDraw",
         }
     }
@@ -104,6 +110,10 @@ impl OptionId {
                 bool_name(current.report_intermediate),
                 bool_name(default.report_intermediate)
             ),
+            OptionId::MultiPV => format!(
+                "{name};int;{};{};1;{MAX_MULTI_PV}",
+                current.engine.multi_pv, default.engine.multi_pv
+            ),
             OptionId::ThreefoldRepetitionDraw => format!(
                 "{name};bool;{};{}",
                 bool_name(current.repetition_draw),
@@ -137,6 +147,9 @@ impl OptionId {
             }
             OptionId::ReportIntermediateBestMoves => {
                 settings.report_intermediate = parse_bool(name, value)?;
+            }
+            OptionId::MultiPV => {
+                settings.engine.multi_pv = parse_int(name, value, 1, MAX_MULTI_PV)? as usize;
             }
             OptionId::ThreefoldRepetitionDraw => {
                 settings.repetition_draw = parse_bool(name, value)?;
@@ -219,6 +232,8 @@ mod tests {
             (OptionId::TranspositionTableSizeMB, "1e3"),
             (OptionId::SearchAlgorithm, "Random"),
             (OptionId::ReportIntermediateBestMoves, "yes"),
+            (OptionId::MultiPV, "0"),
+            (OptionId::MultiPV, "33"),
             (OptionId::ThreefoldRepetitionDraw, ""),
         ] {
             assert!(id.set(v, &mut s).is_err(), "{id:?} {v}");
