@@ -2,12 +2,16 @@
 //! `[;v1;v2…]` for enums). Names follow Mzinga's where Mzinga has the option.
 
 use crate::search::{Algorithm, EngineOptions};
+use std::thread;
 
 /// Every setting the host can change.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Settings {
     /// What the search engine is given.
     pub engine: EngineOptions,
+    /// `MaxHelperThreads`: `None` for `Auto` (the available cores minus one), else the
+    /// number of helper threads (the engine's threads are one more).
+    pub helpers: Option<usize>,
     /// Print a `move;depth;score;pv…` line for each completed iteration of `bestmove`.
     pub report_intermediate: bool,
     /// Whether threefold repetition ends the game in a draw.
@@ -17,7 +21,11 @@ pub(crate) struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            engine: EngineOptions::default(),
+            engine: EngineOptions {
+                threads: auto_helpers() + 1,
+                ..EngineOptions::default()
+            },
+            helpers: None,
             report_intermediate: false,
             repetition_draw: true,
         }
@@ -25,7 +33,16 @@ impl Default for Settings {
 }
 
 /// Most helper threads (search threads besides the main one).
-const MAX_HELPER_THREADS: i64 = 63;
+const MAX_HELPER_THREADS: usize = 63;
+
+/// The helper threads of `MaxHelperThreads Auto`: one fewer than the cores this process may
+/// use (at least 0, at most [`MAX_HELPER_THREADS`]).
+pub(crate) fn auto_helpers() -> usize {
+    thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .saturating_sub(1)
+        .min(MAX_HELPER_THREADS)
+}
 /// Most moves `MultiPV` ranks.
 const MAX_MULTI_PV: i64 = 32;
 /// Transposition-table size range, MiB.
@@ -87,11 +104,16 @@ impl OptionId {
     pub(crate) fn line(self, current: &Settings, default: &Settings) -> String {
         let name = self.name();
         match self {
-            OptionId::MaxHelperThreads => format!(
-                "{name};int;{};{};0;{MAX_HELPER_THREADS}",
-                helpers(&current.engine),
-                helpers(&default.engine)
-            ),
+            OptionId::MaxHelperThreads => {
+                // As Mzinga: an enum of Auto, None (0) and every explicit count.
+                let counts: Vec<String> = (1..=MAX_HELPER_THREADS).map(|n| n.to_string()).collect();
+                format!(
+                    "{name};enum;{};{};Auto;None;{}",
+                    helpers_name(current.helpers),
+                    helpers_name(default.helpers),
+                    counts.join(";")
+                )
+            }
             OptionId::TranspositionTableSizeMB => format!(
                 "{name};int;{};{};{};{}",
                 current.engine.hash_mb, default.engine.hash_mb, HASH_MB_RANGE.0, HASH_MB_RANGE.1
@@ -129,8 +151,22 @@ impl OptionId {
         let name = self.name();
         match self {
             OptionId::MaxHelperThreads => {
-                let n = parse_int(name, value, 0, MAX_HELPER_THREADS)?;
-                settings.engine.threads = n as usize + 1;
+                let helpers = if value.eq_ignore_ascii_case("auto") {
+                    None
+                } else if value.eq_ignore_ascii_case("none") {
+                    Some(0)
+                } else {
+                    match value.parse::<usize>() {
+                        Ok(n) if n <= MAX_HELPER_THREADS => Some(n),
+                        _ => {
+                            return Err(format!(
+                                "Invalid value '{value}' for {name}: expected Auto, None or an integer from 0 to {MAX_HELPER_THREADS}"
+                            ));
+                        }
+                    }
+                };
+                settings.helpers = helpers;
+                settings.engine.threads = helpers.unwrap_or_else(auto_helpers) + 1;
             }
             OptionId::TranspositionTableSizeMB => {
                 let n = parse_int(name, value, HASH_MB_RANGE.0, HASH_MB_RANGE.1)?;
@@ -159,8 +195,13 @@ impl OptionId {
     }
 }
 
-fn helpers(engine: &EngineOptions) -> usize {
-    engine.threads.saturating_sub(1)
+/// `Auto`, `None` (no helpers) or the count.
+fn helpers_name(helpers: Option<usize>) -> String {
+    match helpers {
+        None => "Auto".to_string(),
+        Some(0) => "None".to_string(),
+        Some(n) => n.to_string(),
+    }
 }
 
 fn algorithm_name(a: Algorithm) -> &'static str {
@@ -204,10 +245,20 @@ mod tests {
     fn lines_show_value_default_and_range() {
         let default = Settings::default();
         let mut s = default.clone();
+        assert_eq!(default.engine.threads, auto_helpers() + 1);
         OptionId::MaxHelperThreads.set("3", &mut s).unwrap();
         assert_eq!(s.engine.threads, 4);
         let line = OptionId::MaxHelperThreads.line(&s, &default);
-        assert_eq!(line, "MaxHelperThreads;int;3;0;0;63");
+        assert!(
+            line.starts_with("MaxHelperThreads;enum;3;Auto;Auto;None;1;2;"),
+            "{line}"
+        );
+        assert!(line.ends_with(";62;63"), "{line}");
+        OptionId::MaxHelperThreads.set("0", &mut s).unwrap();
+        assert_eq!(s.engine.threads, 1);
+        assert_eq!(s.helpers, Some(0));
+        OptionId::MaxHelperThreads.set("auto", &mut s).unwrap();
+        assert_eq!(s.engine.threads, default.engine.threads);
         OptionId::SearchAlgorithm.set("mcts", &mut s).unwrap();
         assert_eq!(
             OptionId::SearchAlgorithm.line(&s, &default),
@@ -228,6 +279,7 @@ mod tests {
         for (id, v) in [
             (OptionId::MaxHelperThreads, "-1"),
             (OptionId::MaxHelperThreads, "64"),
+            (OptionId::MaxHelperThreads, "Automatic"),
             (OptionId::TranspositionTableSizeMB, "0"),
             (OptionId::TranspositionTableSizeMB, "1e3"),
             (OptionId::SearchAlgorithm, "Random"),
