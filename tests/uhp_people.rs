@@ -88,3 +88,98 @@ fn sigint_ends_an_analysis_without_limit() {
         .expect("no exit at end of input");
     assert!(status.success(), "{status}");
 }
+
+/// Sends `commands` one at a time, each after a pause of 0 to 4 ms (long enough for a pondering
+/// engine to be searching), and returns how long each reply took (send to `ok`).
+fn reply_times(engine: &mut Engine, commands: &[String], rounds: usize) -> Vec<Duration> {
+    (0..rounds)
+        .map(|i| {
+            thread::sleep(Duration::from_micros((i as u64 * 1_237) % 4_000));
+            let command = &commands[i % commands.len()];
+            let sent = Instant::now();
+            engine.send(command);
+            let (lines, ok_at) = engine.reply(PROMPT);
+            assert_eq!(lines.last().map(String::as_str), Some("ok"), "{command}");
+            assert!(
+                !lines.iter().any(|l| l.starts_with("err")),
+                "{command}: {lines:?}"
+            );
+            ok_at.saturating_duration_since(sent)
+        })
+        .collect()
+}
+
+/// The worst, 99th percentile and median of `times`.
+fn summary(times: &mut [Duration]) -> (Duration, Duration, Duration) {
+    times.sort();
+    let n = times.len();
+    (times[n - 1], times[n * 99 / 100], times[n / 2])
+}
+
+#[test]
+fn pondering_answers_every_command_within_10_ms_of_an_idle_engine() {
+    const ROUNDS: usize = 1000;
+    let mut results = Vec::new();
+    for ponder in ["Disabled", "SingleThreaded", "MultiThreaded"] {
+        let option = format!("PonderDuringIdle={ponder}");
+        let (mut engine, _) = engine_with_game(&["--option", &option]);
+        let before = engine.ask("validmoves");
+        let first_move = before[0].split(';').next().unwrap_or_default().to_string();
+        // Commands that read the game, change it (a new position to ponder) and take it back.
+        let commands: Vec<String> = [
+            "validmoves",
+            "board",
+            &format!("play {first_move}"),
+            "validmoves",
+            "undo",
+            "options get MultiPV",
+            "eval",
+            "info",
+        ]
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
+        let mut times = reply_times(&mut engine, &commands, ROUNDS);
+        // Every play was taken back: the game is where it started.
+        assert_eq!(engine.ask("validmoves"), before);
+        results.push((ponder, summary(&mut times)));
+        engine.close_stdin();
+        let (status, _) = engine
+            .wait_exit(Duration::from_secs(5))
+            .expect("no exit at end of input");
+        assert!(status.success(), "{status}");
+    }
+    for (ponder, (worst, p99, median)) in &results {
+        eprintln!(
+            "PonderDuringIdle {ponder}: {ROUNDS} commands, worst {worst:?}, 99th percentile {p99:?}, median {median:?}"
+        );
+    }
+    let (_, (idle_worst, _, _)) = results[0];
+    for (ponder, (worst, _, _)) in &results[1..] {
+        assert!(
+            *worst <= idle_worst + Duration::from_millis(10),
+            "{ponder}: worst reply {worst:?}, without pondering {idle_worst:?}"
+        );
+    }
+}
+
+#[test]
+fn a_pondering_engine_prints_nothing_unprompted_and_ignores_sigint() {
+    let (mut engine, _) = engine_with_game(&["--option", "PonderDuringIdle=SingleThreaded"]);
+    thread::sleep(Duration::from_millis(300));
+    engine.interrupt();
+    thread::sleep(Duration::from_millis(300));
+    let unprompted = engine.line(Duration::from_millis(100));
+    assert!(unprompted.is_none(), "printed unprompted: {unprompted:?}");
+    // Still pondering the same game, still answering.
+    let moves = engine.ask("validmoves");
+    assert_eq!(moves.len(), 1, "{moves:?}");
+    assert!(!moves[0].starts_with("err"), "{moves:?}");
+    let reply = engine.ask("bestmove depth 3");
+    assert_eq!(reply.len(), 1, "{reply:?}");
+    engine.close_stdin();
+    let (status, _) = engine
+        .wait_exit(Duration::from_secs(5))
+        .expect("no exit at end of input");
+    assert!(status.success(), "{status}");
+}

@@ -287,8 +287,41 @@ impl Engine {
                 report,
             );
         }
+        let (threads, lines) = (self.options.threads, self.options.multi_pv);
+        self.alpha_beta(game, limits, threads, lines, stop, report)
+    }
+
+    /// Searches the position while the engine waits for its host (pondering), until `stop` is
+    /// raised or the search ends by itself: nothing is reported and no move is chosen; the
+    /// transposition table, killers and history are left warm for the next search. One line
+    /// (whatever `MultiPV`), on one thread when `single_thread`, else on the engine's threads.
+    /// The Monte Carlo tree search keeps nothing between searches, so with it this does
+    /// nothing.
+    pub fn ponder(&mut self, game: &Game, single_thread: bool, stop: &AtomicBool) {
+        if self.options.algorithm == Algorithm::Mcts || game.state().is_over() {
+            return;
+        }
+        let threads = if single_thread {
+            1
+        } else {
+            self.options.threads
+        };
+        self.alpha_beta(game, &Limits::default(), threads, 1, stop, &mut |_| {});
+    }
+
+    /// The alpha-beta search on `threads` threads (1, or the engine's thread count, whose pool
+    /// is kept) ranking `lines` moves.
+    fn alpha_beta(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        threads: usize,
+        lines: usize,
+        stop: &AtomicBool,
+        report: &mut dyn FnMut(&SearchInfo),
+    ) -> Move {
         let start = Instant::now();
-        let threads = self.options.threads.max(1);
+        let threads = threads.max(1);
         let hash_mb = self.options.hash_mb;
         let tt = self
             .tt
@@ -336,7 +369,7 @@ impl Engine {
             shared: &shared,
             game,
             workers: &self.workers[..count],
-            multi_pv: self.options.multi_pv.max(1),
+            multi_pv: lines.max(1),
         };
         search.run(game, limits, report)
     }

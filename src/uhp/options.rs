@@ -16,7 +16,28 @@ pub(crate) struct Settings {
     pub report_intermediate: bool,
     /// Whether threefold repetition ends the game in a draw.
     pub repetition_draw: bool,
+    /// Search the position while waiting for the host.
+    pub ponder: Ponder,
 }
+
+/// `PonderDuringIdle`: whether, and on how many threads, the engine searches while it waits
+/// for the next command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ponder {
+    /// No search while idle.
+    Disabled,
+    /// One thread.
+    SingleThreaded,
+    /// The threads of `MaxHelperThreads`.
+    MultiThreaded,
+}
+
+/// The values of `PonderDuringIdle`, as Mzinga spells them.
+const PONDER: [(&str, Ponder); 3] = [
+    ("Disabled", Ponder::Disabled),
+    ("SingleThreaded", Ponder::SingleThreaded),
+    ("MultiThreaded", Ponder::MultiThreaded),
+];
 
 impl Default for Settings {
     fn default() -> Self {
@@ -28,6 +49,7 @@ impl Default for Settings {
             helpers: None,
             report_intermediate: false,
             repetition_draw: true,
+            ponder: Ponder::Disabled,
         }
     }
 }
@@ -68,17 +90,20 @@ pub(crate) enum OptionId {
     MultiPV,
     /// Threefold repetition is a draw (bool).
     ThreefoldRepetitionDraw,
+    /// `Disabled`, `SingleThreaded` or `MultiThreaded` (enum).
+    PonderDuringIdle,
 }
 
 impl OptionId {
     /// All options, in the order `options` lists them.
-    pub(crate) const ALL: [OptionId; 6] = [
+    pub(crate) const ALL: [OptionId; 7] = [
         OptionId::MaxHelperThreads,
         OptionId::TranspositionTableSizeMB,
         OptionId::SearchAlgorithm,
         OptionId::ReportIntermediateBestMoves,
         OptionId::MultiPV,
         OptionId::ThreefoldRepetitionDraw,
+        OptionId::PonderDuringIdle,
     ];
 
     /// The option's name.
@@ -90,6 +115,7 @@ impl OptionId {
             OptionId::ReportIntermediateBestMoves => "ReportIntermediateBestMoves",
             OptionId::MultiPV => "MultiPV",
             OptionId::ThreefoldRepetitionDraw => "ThreefoldRepetitionDraw",
+            OptionId::PonderDuringIdle => "PonderDuringIdle",
         }
     }
 
@@ -141,6 +167,15 @@ impl OptionId {
                 bool_name(current.repetition_draw),
                 bool_name(default.repetition_draw)
             ),
+            OptionId::PonderDuringIdle => {
+                let choices: Vec<&str> = PONDER.iter().map(|&(n, _)| n).collect();
+                format!(
+                    "{name};enum;{};{};{}",
+                    ponder_name(current.ponder),
+                    ponder_name(default.ponder),
+                    choices.join(";")
+                )
+            }
         }
     }
 
@@ -190,6 +225,17 @@ impl OptionId {
             OptionId::ThreefoldRepetitionDraw => {
                 settings.repetition_draw = parse_bool(name, value)?;
             }
+            OptionId::PonderDuringIdle => {
+                let found = PONDER
+                    .iter()
+                    .find(|(n, _)| n.eq_ignore_ascii_case(value))
+                    .ok_or_else(|| {
+                        format!(
+                            "Invalid value '{value}' for {name}: expected Disabled, SingleThreaded or MultiThreaded"
+                        )
+                    })?;
+                settings.ponder = found.1;
+            }
         }
         Ok(())
     }
@@ -202,6 +248,13 @@ fn helpers_name(helpers: Option<usize>) -> String {
         Some(0) => "None".to_string(),
         Some(n) => n.to_string(),
     }
+}
+
+fn ponder_name(p: Ponder) -> &'static str {
+    PONDER
+        .iter()
+        .find(|&&(_, x)| x == p)
+        .map_or("Disabled", |&(n, _)| n)
 }
 
 fn algorithm_name(a: Algorithm) -> &'static str {
@@ -285,6 +338,7 @@ mod tests {
             (OptionId::SearchAlgorithm, "Random"),
             (OptionId::ReportIntermediateBestMoves, "yes"),
             (OptionId::MultiPV, "0"),
+            (OptionId::PonderDuringIdle, "True"),
             (OptionId::MultiPV, "33"),
             (OptionId::ThreefoldRepetitionDraw, ""),
         ] {

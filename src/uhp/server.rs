@@ -2,7 +2,7 @@
 
 use super::board_view;
 use super::input::{self, LineRead, MAX_LINE_BYTES};
-use super::options::{OptionId, Settings};
+use super::options::{OptionId, Ponder, Settings};
 use crate::core::perft::perft_with_stop;
 use crate::core::{Game, GameType, Move};
 use crate::eval;
@@ -11,6 +11,8 @@ use crate::search::{Engine, Limits, SearchInfo};
 use std::io::{self, BufRead, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, TryRecvError};
+use std::thread;
 use std::time::{Duration, Instant};
 
 /// The capability line of `info`: every expansion bug is supported.
@@ -113,6 +115,74 @@ impl<W: Write> Server<W> {
                     }
                 }
             }
+        }
+    }
+
+    /// Like [`Server::run`], with the input read on a thread of its own, so that the engine
+    /// can search while it waits (`PonderDuringIdle`): when no command is waiting, the current
+    /// position is searched in the background until the next line (or the end of input)
+    /// arrives, which stops that search at once. Nothing is printed while pondering, and the
+    /// stop flag of [`Server::new`] (SIGINT) does not touch it.
+    pub fn run_pondering<R: BufRead + Send + 'static>(&mut self, mut input: R) -> io::Result<()> {
+        self.greet()?;
+        let (tx, rx) = mpsc::channel();
+        // Raised by the reader whenever it has passed on a line: stops the pondering.
+        let arrived = Arc::new(AtomicBool::new(false));
+        let reader_arrived = Arc::clone(&arrived);
+        thread::Builder::new()
+            .name("waggle-input".to_string())
+            .spawn(move || {
+                let mut buf = Vec::new();
+                loop {
+                    let read = input::read_line(&mut input, &mut buf, MAX_LINE_BYTES);
+                    let end = !matches!(read, Ok(LineRead::Line | LineRead::TooLong));
+                    let sent = tx.send((read, std::mem::take(&mut buf)));
+                    reader_arrived.store(true, Ordering::SeqCst);
+                    if end || sent.is_err() {
+                        return;
+                    }
+                }
+            })?;
+        loop {
+            arrived.store(false, Ordering::SeqCst);
+            let next = match rx.try_recv() {
+                Ok(next) => next,
+                Err(TryRecvError::Disconnected) => return Ok(()),
+                Err(TryRecvError::Empty) => {
+                    // A line arriving from now on raises `arrived`, which stops this search.
+                    self.ponder(&arrived);
+                    match rx.recv() {
+                        Ok(next) => next,
+                        Err(_) => return Ok(()),
+                    }
+                }
+            };
+            match next {
+                (Err(e), _) => return Err(e),
+                (Ok(LineRead::Eof), _) => return Ok(()),
+                (Ok(LineRead::TooLong), _) => self.finish(Err(err(format!(
+                    "The command line is longer than {MAX_LINE_BYTES} bytes and was ignored."
+                ))))?,
+                (Ok(LineRead::Line), bytes) => {
+                    let line = String::from_utf8_lossy(&bytes);
+                    if self.handle_line(&line)? == Flow::Exit {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+
+    /// Searches the current game until `stop` is raised, if `PonderDuringIdle` says so and
+    /// the game is in progress.
+    fn ponder(&mut self, stop: &AtomicBool) {
+        let single_thread = match self.settings.ponder {
+            Ponder::Disabled => return,
+            Ponder::SingleThreaded => true,
+            Ponder::MultiThreaded => false,
+        };
+        if let Some(game) = &self.game {
+            self.engine.ponder(game, single_thread, stop);
         }
     }
 
