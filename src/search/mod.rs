@@ -28,6 +28,7 @@ pub mod tt;
 mod worker;
 
 pub mod mcts;
+pub mod skill;
 
 use crate::core::{Game, Move};
 use crate::eval::{self, EvalWeights, WIN_THRESHOLD};
@@ -61,6 +62,11 @@ pub struct EngineOptions {
     /// How many best moves the alpha-beta search ranks (`MultiPV`): 1 searches for the best
     /// move only; `K > 1` finds the best `K` moves and reports each of them.
     pub multi_pv: usize,
+    /// Playing level, from [`skill::MIN_SKILL_LEVEL`] to [`skill::MAX_SKILL_LEVEL`] (full
+    /// strength); below the top the alpha-beta search plays weaker (see [`skill`]).
+    pub skill_level: u32,
+    /// Seed of the random choices of the lower levels.
+    pub seed: u64,
 }
 
 impl Default for EngineOptions {
@@ -70,6 +76,8 @@ impl Default for EngineOptions {
             hash_mb: 64,
             algorithm: Algorithm::AlphaBeta,
             multi_pv: 1,
+            skill_level: skill::MAX_SKILL_LEVEL,
+            seed: 0,
         }
     }
 }
@@ -286,6 +294,10 @@ impl Engine {
                 &|g: &Game| eval::evaluate(g, weights),
                 report,
             );
+        }
+        if self.options.skill_level < skill::MAX_SKILL_LEVEL {
+            let level = self.options.skill_level;
+            return self.weakened(game, limits, level, stop, report);
         }
         let (threads, lines) = (self.options.threads, self.options.multi_pv);
         self.alpha_beta(game, limits, threads, lines, stop, report)

@@ -1,6 +1,7 @@
 //! The engine options, in UHP's option-line format `Name;type;value;default[;min;max]` (or
 //! `[;v1;v2…]` for enums). Names follow Mzinga's where Mzinga has the option.
 
+use crate::search::skill::{MAX_SKILL_LEVEL, MIN_SKILL_LEVEL};
 use crate::search::{Algorithm, EngineOptions};
 use std::thread;
 
@@ -67,6 +68,8 @@ pub(crate) fn auto_helpers() -> usize {
 }
 /// Most moves `MultiPV` ranks.
 const MAX_MULTI_PV: i64 = 32;
+/// Largest `RandomSeed` (a 32-bit signed integer, which every host can hold).
+const MAX_RANDOM_SEED: i64 = i32::MAX as i64;
 /// Transposition-table size range, MiB.
 const HASH_MB_RANGE: (i64, i64) = (1, 4096);
 /// The search algorithms, as the enum option spells them.
@@ -92,11 +95,15 @@ pub(crate) enum OptionId {
     ThreefoldRepetitionDraw,
     /// `Disabled`, `SingleThreaded` or `MultiThreaded` (enum).
     PonderDuringIdle,
+    /// Playing level, full strength at the top (int).
+    SkillLevel,
+    /// Seed of the lower levels' random choices (int).
+    RandomSeed,
 }
 
 impl OptionId {
     /// All options, in the order `options` lists them.
-    pub(crate) const ALL: [OptionId; 7] = [
+    pub(crate) const ALL: [OptionId; 9] = [
         OptionId::MaxHelperThreads,
         OptionId::TranspositionTableSizeMB,
         OptionId::SearchAlgorithm,
@@ -104,6 +111,8 @@ impl OptionId {
         OptionId::MultiPV,
         OptionId::ThreefoldRepetitionDraw,
         OptionId::PonderDuringIdle,
+        OptionId::SkillLevel,
+        OptionId::RandomSeed,
     ];
 
     /// The option's name.
@@ -116,6 +125,8 @@ impl OptionId {
             OptionId::MultiPV => "MultiPV",
             OptionId::ThreefoldRepetitionDraw => "ThreefoldRepetitionDraw",
             OptionId::PonderDuringIdle => "PonderDuringIdle",
+            OptionId::SkillLevel => "SkillLevel",
+            OptionId::RandomSeed => "RandomSeed",
         }
     }
 
@@ -166,6 +177,14 @@ impl OptionId {
                 "{name};bool;{};{}",
                 bool_name(current.repetition_draw),
                 bool_name(default.repetition_draw)
+            ),
+            OptionId::SkillLevel => format!(
+                "{name};int;{};{};{MIN_SKILL_LEVEL};{MAX_SKILL_LEVEL}",
+                current.engine.skill_level, default.engine.skill_level
+            ),
+            OptionId::RandomSeed => format!(
+                "{name};int;{};{};0;{MAX_RANDOM_SEED}",
+                current.engine.seed, default.engine.seed
             ),
             OptionId::PonderDuringIdle => {
                 let choices: Vec<&str> = PONDER.iter().map(|&(n, _)| n).collect();
@@ -224,6 +243,18 @@ impl OptionId {
             }
             OptionId::ThreefoldRepetitionDraw => {
                 settings.repetition_draw = parse_bool(name, value)?;
+            }
+            OptionId::SkillLevel => {
+                let level = parse_int(
+                    name,
+                    value,
+                    i64::from(MIN_SKILL_LEVEL),
+                    i64::from(MAX_SKILL_LEVEL),
+                )?;
+                settings.engine.skill_level = level as u32;
+            }
+            OptionId::RandomSeed => {
+                settings.engine.seed = parse_int(name, value, 0, MAX_RANDOM_SEED)? as u64;
             }
             OptionId::PonderDuringIdle => {
                 let found = PONDER
@@ -339,6 +370,10 @@ mod tests {
             (OptionId::ReportIntermediateBestMoves, "yes"),
             (OptionId::MultiPV, "0"),
             (OptionId::PonderDuringIdle, "True"),
+            (OptionId::SkillLevel, "0"),
+            (OptionId::SkillLevel, "11"),
+            (OptionId::RandomSeed, "-1"),
+            (OptionId::RandomSeed, "2147483648"),
             (OptionId::MultiPV, "33"),
             (OptionId::ThreefoldRepetitionDraw, ""),
         ] {

@@ -400,10 +400,8 @@ impl<W: Write> Server<W> {
         let usage = "Usage: options | options get <Name> | options set <Name> <Value>";
         let find = |name: &str| {
             OptionId::find(name).ok_or_else(|| {
-                let names: Vec<&str> = OptionId::ALL.iter().map(|o| o.name()).collect();
                 err(format!(
-                    "Unknown option '{name}'. The options are {}.",
-                    names.join(", ")
+                    "Unknown option '{name}'. Try 'options' to list them all."
                 ))
             })
         };
