@@ -130,6 +130,37 @@ impl OptionId {
         }
     }
 
+    /// What the option does, for `help options`.
+    pub(crate) const fn help(self) -> &'static str {
+        match self {
+            OptionId::MaxHelperThreads => {
+                "search threads besides the main one: Auto (the default: the available cores minus one), None (0) or a number; match runners pin one thread with None"
+            }
+            OptionId::TranspositionTableSizeMB => {
+                "memory for the transposition table (or the MCTS tree) in MiB"
+            }
+            OptionId::SearchAlgorithm => "AlphaBeta (the default) or MCTS",
+            OptionId::ReportIntermediateBestMoves => {
+                "True prints move;depth;score;pv... after every completed iteration of bestmove, one line per ranked move"
+            }
+            OptionId::MultiPV => {
+                "how many best moves the search ranks (1 to 32); each iteration then reports them best first, and the answer is the best"
+            }
+            OptionId::ThreefoldRepetitionDraw => {
+                "True: the third occurrence of a position draws the game"
+            }
+            OptionId::PonderDuringIdle => {
+                "Disabled (the default), SingleThreaded or MultiThreaded: search the position while waiting for the next command"
+            }
+            OptionId::SkillLevel => {
+                "playing level from 1 (weakest) to 10 (full strength, the default): lower levels search less and choose at random among good moves, always taking a win in one"
+            }
+            OptionId::RandomSeed => {
+                "seed of the lower levels' random choices: the same seed replays the same game"
+            }
+        }
+    }
+
     /// The option called `name` (case-insensitive).
     pub(crate) fn find(name: &str) -> Option<OptionId> {
         OptionId::ALL

@@ -811,7 +811,15 @@ fn help(args: &str) -> Reply {
         .iter()
         .find(|c| c.0.eq_ignore_ascii_case(args))
         .ok_or_else(|| err(format!("Unknown command '{args}'. Try 'help'.")))?;
-    Ok(vec![format!("  {}", found.1), format!("  {}", found.2)])
+    let mut lines = vec![format!("  {}", found.1), format!("  {}", found.2)];
+    if found.0 == "options" {
+        lines.extend(
+            OptionId::ALL
+                .iter()
+                .map(|o| format!("  {}: {}", o.name(), o.help())),
+        );
+    }
+    Ok(lines)
 }
 
 #[cfg(test)]
