@@ -307,10 +307,13 @@ impl Engine {
     /// raised or the search ends by itself: nothing is reported and no move is chosen; the
     /// transposition table, killers and history are left warm for the next search. One line
     /// (whatever `MultiPV`), on one thread when `single_thread`, else on the engine's threads.
-    /// The Monte Carlo tree search keeps nothing between searches, so with it this does
-    /// nothing.
+    /// The Monte Carlo tree search keeps nothing between searches, and the lower playing
+    /// levels start from cleared tables, so with them this does nothing.
     pub fn ponder(&mut self, game: &Game, single_thread: bool, stop: &AtomicBool) {
-        if self.options.algorithm == Algorithm::Mcts || game.state().is_over() {
+        if self.options.algorithm == Algorithm::Mcts
+            || self.options.skill_level < skill::MAX_SKILL_LEVEL
+            || game.state().is_over()
+        {
             return;
         }
         let threads = if single_thread {

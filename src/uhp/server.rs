@@ -7,6 +7,7 @@ use crate::core::perft::perft_with_stop;
 use crate::core::{Game, GameType, Move};
 use crate::eval;
 use crate::notation::{format_move, game_string, parse_game_string, parse_game_type, parse_move};
+use crate::search::skill::MAX_SKILL_LEVEL;
 use crate::search::{Engine, Limits, SearchInfo};
 use std::io::{self, BufRead, Write};
 use std::sync::Arc;
@@ -333,7 +334,8 @@ impl<W: Write> Server<W> {
 
     /// `analyse [depth N | time hh:mm:ss] [lines K]`: a search for people at a terminal,
     /// printing a readable line per ranked move after every completed iteration, then the
-    /// best move. Without a limit it runs until SIGINT (or until the result is proven).
+    /// best move. Without a limit it runs until SIGINT (or until the result is proven). It
+    /// searches at full strength whatever the `SkillLevel`.
     fn analyse(&mut self, args: &str) -> Reply {
         self.live_game()?;
         let (limits, lines) = parse_analyse(args)?;
@@ -347,8 +349,10 @@ impl<W: Write> Server<W> {
         } = self;
         let game = game.as_ref().ok_or_else(|| err(NO_GAME))?;
         let stop: &AtomicBool = stop;
+        // Analysis is at full strength, whatever the playing level.
         let mut options = settings.engine.clone();
         options.multi_pv = lines.unwrap_or(options.multi_pv);
+        options.skill_level = MAX_SKILL_LEVEL;
         engine.set_options(options);
         let start = Instant::now();
         let mut write_error = None;
