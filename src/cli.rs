@@ -80,6 +80,10 @@ enum Command {
         /// Transposition table size in MiB.
         #[arg(long, default_value_t = 16)]
         hash: usize,
+        /// Best moves ranked per position (the `MultiPV` option); above 1 the node count is
+        /// not the signature.
+        #[arg(long, default_value_t = 1)]
+        multi_pv: usize,
         /// Evaluation weights file (the format of `weights/default.txt`) instead of the
         /// compiled-in weights.
         #[arg(long, value_name = "FILE")]
@@ -169,8 +173,15 @@ pub fn run() -> Result<()> {
             depth,
             threads,
             hash,
+            multi_pv,
             weights,
-        }) => run_bench(depth, threads, hash, &load_weights(weights.as_deref())?),
+        }) => run_bench(
+            depth,
+            threads,
+            hash,
+            multi_pv,
+            &load_weights(weights.as_deref())?,
+        ),
         Some(Command::Svg { game, out }) => run_svg(&game, out.as_deref()),
         Some(Command::Datagen {
             games,
@@ -269,10 +280,17 @@ fn load_weights(path: Option<&Path>) -> Result<EvalWeights> {
     EvalWeights::from_text(&text).with_context(|| format!("bad weights file {}", path.display()))
 }
 
-fn run_bench(depth: u32, threads: usize, hash_mb: usize, weights: &EvalWeights) -> Result<()> {
+fn run_bench(
+    depth: u32,
+    threads: usize,
+    hash_mb: usize,
+    multi_pv: usize,
+    weights: &EvalWeights,
+) -> Result<()> {
     let mut engine = Engine::new(EngineOptions {
         threads: threads.max(1),
         hash_mb,
+        multi_pv: multi_pv.max(1),
         ..EngineOptions::default()
     });
     engine.set_params(SearchParams {
@@ -301,7 +319,9 @@ fn run_bench(depth: u32, threads: usize, hash_mb: usize, weights: &EvalWeights) 
         let mut score = 0;
         let best = engine.search(&game, &limits, &stop, &mut |info| {
             nodes = info.nodes;
-            score = info.score;
+            if info.rank == 1 {
+                score = info.score;
+            }
         });
         let elapsed = t.elapsed();
         searching += elapsed;

@@ -16,6 +16,7 @@ fn engine(threads: usize) -> Engine {
         threads,
         hash_mb: 16,
         algorithm: Algorithm::Mcts,
+        ..EngineOptions::default()
     })
 }
 

@@ -136,9 +136,12 @@ fn block_matches(expected: &[Expect], actual: &[String]) -> bool {
     }
 }
 
-/// Runs the binary with `input` on stdin (closed afterwards) and returns its output lines.
-fn run_engine(input: Vec<u8>) -> Vec<String> {
+/// Runs the binary with `args` and `input` on stdin (closed afterwards) and returns its output
+/// lines. `paced` writes one line every few milliseconds instead of all at once, so that a
+/// pondering engine searches between the commands.
+fn run_engine(input: Vec<u8>, args: &[&str], paced: bool) -> Vec<String> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_waggle"))
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -147,7 +150,16 @@ fn run_engine(input: Vec<u8>) -> Vec<String> {
     let mut stdin = child.stdin.take().expect("stdin");
     let writer = thread::spawn(move || {
         // The engine may exit (on `exit`) before reading everything: ignore a broken pipe.
-        let _ = stdin.write_all(&input);
+        if paced {
+            for line in input.split_inclusive(|&b| b == b'\n') {
+                thread::sleep(Duration::from_millis(3));
+                if stdin.write_all(line).and_then(|()| stdin.flush()).is_err() {
+                    break;
+                }
+            }
+        } else {
+            let _ = stdin.write_all(&input);
+        }
     });
     let mut stdout = child.stdout.take().expect("stdout");
     let reader = thread::spawn(move || {
@@ -177,11 +189,29 @@ fn run_engine(input: Vec<u8>) -> Vec<String> {
     text.lines().map(str::to_string).collect()
 }
 
-/// Checks one transcript; returns a description of the first difference.
-fn check_transcript(path: &Path) -> Result<usize, String> {
+/// The option line of `PonderDuringIdle` at its default, and as it reads in the pondering run.
+const PONDER_OFF: &str = "PonderDuringIdle;enum;Disabled;Disabled;";
+const PONDER_ON: &str = "PonderDuringIdle;enum;MultiThreaded;Disabled;";
+
+/// Checks one transcript; returns a description of the first difference. With `ponder` the
+/// engine is started with `PonderDuringIdle` `MultiThreaded` and fed one line at a time, and
+/// must give the same replies, except that the option's own line shows that value where the
+/// transcript expects the default (transcripts never set the option back to `Disabled`).
+fn check_transcript(path: &Path, ponder: bool) -> Result<usize, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
-    let (input, blocks) = parse_transcript(&text);
-    let output = run_engine(input);
+    let (input, mut blocks) = parse_transcript(&text);
+    let output = if ponder {
+        for block in &mut blocks {
+            for e in &mut block.expected {
+                if let Expect::Line(l) = e {
+                    *l = l.replace(PONDER_OFF, PONDER_ON);
+                }
+            }
+        }
+        run_engine(input, &["--option", "PonderDuringIdle=MultiThreaded"], true)
+    } else {
+        run_engine(input, &[], false)
+    };
     let mut at = 0;
     for block in &blocks {
         if block.expected.is_empty() {
@@ -235,9 +265,20 @@ fn every_transcript_gets_exactly_its_expected_replies() {
     );
     let mut failures = Vec::new();
     for path in &files {
-        match check_transcript(path) {
+        match check_transcript(path, false) {
             Ok(n) => assert!(n > 1, "{} has no commands", path.display()),
             Err(e) => failures.push(format!("{}: {e}", path.display())),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn pondering_changes_no_reply() {
+    let mut failures = Vec::new();
+    for path in &transcripts() {
+        if let Err(e) = check_transcript(path, true) {
+            failures.push(format!("{} (pondering): {e}", path.display()));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));

@@ -405,6 +405,7 @@ fn info(stats: &RootStats) -> SearchInfo {
             };
             SearchInfo {
                 depth: (stats.iterations / ITERATIONS_PER_DEPTH).max(1) as u32,
+                rank: 1,
                 score,
                 pv: vec![m],
                 nodes: stats.iterations,
@@ -417,6 +418,7 @@ fn info(stats: &RootStats) -> SearchInfo {
         }
         None => SearchInfo {
             depth: 0,
+            rank: 1,
             score: 0,
             pv: Vec::new(),
             nodes: stats.iterations,

@@ -28,6 +28,7 @@ pub mod tt;
 mod worker;
 
 pub mod mcts;
+pub mod skill;
 
 use crate::core::{Game, Move};
 use crate::eval::{self, EvalWeights, WIN_THRESHOLD};
@@ -58,6 +59,14 @@ pub struct EngineOptions {
     pub hash_mb: usize,
     /// The algorithm.
     pub algorithm: Algorithm,
+    /// How many best moves the alpha-beta search ranks (`MultiPV`): 1 searches for the best
+    /// move only; `K > 1` finds the best `K` moves and reports each of them.
+    pub multi_pv: usize,
+    /// Playing level, from [`skill::MIN_SKILL_LEVEL`] to [`skill::MAX_SKILL_LEVEL`] (full
+    /// strength); below the top the alpha-beta search plays weaker (see [`skill`]).
+    pub skill_level: u32,
+    /// Seed of the random choices of the lower levels.
+    pub seed: u64,
 }
 
 impl Default for EngineOptions {
@@ -66,6 +75,9 @@ impl Default for EngineOptions {
             threads: 1,
             hash_mb: 64,
             algorithm: Algorithm::AlphaBeta,
+            multi_pv: 1,
+            skill_level: skill::MAX_SKILL_LEVEL,
+            seed: 0,
         }
     }
 }
@@ -79,11 +91,14 @@ pub struct Limits {
     pub time: Option<Duration>,
 }
 
-/// An intermediate report: the best move so far after a completed iteration.
+/// An intermediate report: the best move so far after a completed iteration, or with
+/// [`EngineOptions::multi_pv`] above 1 one of the ranked moves (one report per rank, best first).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchInfo {
     /// Depth of the completed iteration.
     pub depth: u32,
+    /// The move's rank in this iteration: 1 for the best move, 2 for the second best, ...
+    pub rank: usize,
     /// Score from the side to move's view, in evaluation units.
     pub score: i32,
     /// The principal variation, best move first (never empty).
@@ -280,8 +295,48 @@ impl Engine {
                 report,
             );
         }
+        if self.options.skill_level < skill::MAX_SKILL_LEVEL {
+            let level = self.options.skill_level;
+            return self.weakened(game, limits, level, stop, report);
+        }
+        let (threads, lines) = (self.options.threads, self.options.multi_pv);
+        self.alpha_beta(game, limits, threads, lines, stop, report)
+    }
+
+    /// Searches the position while the engine waits for its host (pondering), until `stop` is
+    /// raised or the search ends by itself: nothing is reported and no move is chosen; the
+    /// transposition table, killers and history are left warm for the next search. One line
+    /// (whatever `MultiPV`), on one thread when `single_thread`, else on the engine's threads.
+    /// The Monte Carlo tree search keeps nothing between searches, and the lower playing
+    /// levels start from cleared tables, so with them this does nothing.
+    pub fn ponder(&mut self, game: &Game, single_thread: bool, stop: &AtomicBool) {
+        if self.options.algorithm == Algorithm::Mcts
+            || self.options.skill_level < skill::MAX_SKILL_LEVEL
+            || game.state().is_over()
+        {
+            return;
+        }
+        let threads = if single_thread {
+            1
+        } else {
+            self.options.threads
+        };
+        self.alpha_beta(game, &Limits::default(), threads, 1, stop, &mut |_| {});
+    }
+
+    /// The alpha-beta search on `threads` threads (1, or the engine's thread count, whose pool
+    /// is kept) ranking `lines` moves.
+    fn alpha_beta(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        threads: usize,
+        lines: usize,
+        stop: &AtomicBool,
+        report: &mut dyn FnMut(&SearchInfo),
+    ) -> Move {
         let start = Instant::now();
-        let threads = self.options.threads.max(1);
+        let threads = threads.max(1);
         let hash_mb = self.options.hash_mb;
         let tt = self
             .tt
@@ -323,11 +378,13 @@ impl Engine {
             external_stop: stop,
             abort: AtomicBool::new(false),
             stopped: AtomicBool::new(false),
+            read_only_tt: AtomicBool::new(false),
         };
         let search = RootSearch {
             shared: &shared,
             game,
             workers: &self.workers[..count],
+            multi_pv: lines.max(1),
         };
         search.run(game, limits, report)
     }
@@ -343,6 +400,8 @@ struct RootSearch<'a> {
     game: &'a Game,
     /// The main worker first, then the helpers of a parallel search.
     workers: &'a [Mutex<Worker>],
+    /// How many best moves to rank.
+    multi_pv: usize,
 }
 
 impl RootSearch<'_> {
@@ -351,53 +410,33 @@ impl RootSearch<'_> {
     }
 
     /// Iterative deepening with aspiration windows.
+    ///
+    /// With `multi_pv` = K above 1, each iteration first searches for the best move exactly as
+    /// a one-line search does, then ranks the other moves: the best of the rest, then the best
+    /// of those left, and so on (each a root search of the moves not ranked yet). These extra
+    /// searches read the transposition table but do not write it, and the killer and history
+    /// tables are put back after them, so the best move's search is the one-line search and
+    /// the answer is the one K = 1 gives.
     fn run(&self, game: &Game, limits: &Limits, report: &mut dyn FnMut(&SearchInfo)) -> Move {
         let sh = self.shared;
         let mut root = self.root_moves(game);
         if root.is_empty() {
             return Move::PASS;
         }
+        let lines = self.multi_pv.min(root.len());
         let max_depth = limits.depth.map_or(MAX_PLY as i32 - 8, |d| {
             (d as i32).clamp(1, MAX_PLY as i32 - 8)
         });
         let forced = root.len() == 1 && limits.depth.is_none();
         let mut best = root[0].mv;
         let mut prev_score: i32 = 0;
+        // The moves other than the best, ranked by the extra searches of the last iteration.
+        let mut others: Vec<RootMove> = Vec::new();
         for depth in 1..=max_depth {
             if depth > 1 && (!sh.time.may_start_iteration() || forced) {
                 break;
             }
-            let mut delta = ASPIRATION_DELTA;
-            let (mut alpha, mut beta) =
-                if sh.params.aspiration && depth >= 4 && prev_score.abs() < WIN_THRESHOLD {
-                    (prev_score - delta, prev_score + delta)
-                } else {
-                    (-INF, INF)
-                };
-            let result = loop {
-                let r = self.search_root(&mut root, depth, alpha, beta);
-                if sh.stopped.load(Ordering::Relaxed) {
-                    break r;
-                }
-                if r.score <= alpha && alpha > -INF {
-                    beta = (alpha + beta) / 2;
-                    alpha = (r.score - delta).max(-INF);
-                } else if r.score >= beta && beta < INF {
-                    if r.best != 0 {
-                        // Proven better than the first move: search it first, and answer it
-                        // if time runs out during the re-search.
-                        root.swap(0, r.best);
-                        best = root[0].mv;
-                    }
-                    beta = (r.score + delta).min(INF);
-                } else {
-                    break r;
-                }
-                delta = delta.saturating_mul(2);
-                if delta > 1000 {
-                    (alpha, beta) = (-INF, INF);
-                }
-            };
+            let result = self.aspiration_search(&mut root, depth, prev_score, Some(&mut best));
             if sh.stopped.load(Ordering::Relaxed) {
                 // Keep the last completed iteration's move unless this one already proved
                 // another move better (or no iteration completed at all).
@@ -418,22 +457,145 @@ impl RootSearch<'_> {
                 depth as u8,
                 Bound::Exact,
             );
-            report(&SearchInfo {
-                depth: depth as u32,
-                score: result.score,
-                pv: root[0].pv.clone(),
-                nodes: self.nodes(),
-                visit_share: None,
-            });
+            let mut top = root[0].clone();
+            top.score = result.score;
+            let ranked = if lines > 1 {
+                match self.rank_others(&root, &mut others, lines - 1, depth) {
+                    Some(()) => &others[..lines - 1],
+                    // Out of time: the best move stands; the ranking of this depth is lost.
+                    None => break,
+                }
+            } else {
+                &[]
+            };
+            let nodes = self.nodes();
+            for (i, r) in std::iter::once(&top).chain(ranked).enumerate() {
+                report(&SearchInfo {
+                    depth: depth as u32,
+                    rank: i + 1,
+                    score: r.score,
+                    pv: r.pv.clone(),
+                    nodes,
+                    visit_share: None,
+                });
+            }
             // A proven result cannot change with more depth.
             if limits.depth.is_none()
-                && result.score.abs() >= WIN_THRESHOLD
-                && eval::WIN - result.score.abs() <= depth
+                && std::iter::once(&top)
+                    .chain(ranked)
+                    .all(|r| r.score.abs() >= WIN_THRESHOLD && eval::WIN - r.score.abs() <= depth)
             {
                 break;
             }
         }
         best
+    }
+
+    /// Ranks the best `count` moves of `root` after its first (the best move) at `depth`, in
+    /// `others` (the ranking of the previous iteration, reused for its order and scores),
+    /// without changing the transposition table or the ordering tables. `None` when the search
+    /// was stopped. A move scores at most as much as the one ranked above it: the extra
+    /// searches see fewer moves and a different table, and the ranking follows the best
+    /// move's search, so a later rank that comes out higher is shown at the score above it.
+    fn rank_others(
+        &self,
+        root: &[RootMove],
+        others: &mut Vec<RootMove>,
+        count: usize,
+        depth: i32,
+    ) -> Option<()> {
+        let sh = self.shared;
+        // Last iteration's ranking first, then the rest in the best move's search order.
+        let mut order: Vec<RootMove> = others
+            .iter()
+            .filter(|o| o.mv != root[0].mv)
+            .cloned()
+            .collect();
+        for r in &root[1..] {
+            if !order.iter().any(|o| o.mv == r.mv) {
+                order.push(RootMove {
+                    score: -INF,
+                    ..r.clone()
+                });
+            }
+        }
+        let saved: Vec<_> = self
+            .workers
+            .iter()
+            .map(|w| lock(w).ordering_tables())
+            .collect();
+        sh.read_only_tt.store(true, Ordering::Relaxed);
+        let mut ceiling = root[0].score;
+        let mut done = true;
+        for rank in 0..count {
+            let rest = &mut order[rank..];
+            let prev = if rest[0].score > -INF {
+                rest[0].score
+            } else {
+                ceiling
+            };
+            let result = self.aspiration_search(rest, depth, prev, None);
+            if sh.stopped.load(Ordering::Relaxed) {
+                done = false;
+                break;
+            }
+            rest.swap(0, result.best);
+            rest[1..].sort_by_key(|r| std::cmp::Reverse(r.score));
+            rest[0].score = result.score.min(ceiling);
+            ceiling = rest[0].score;
+        }
+        sh.read_only_tt.store(false, Ordering::Relaxed);
+        for (w, t) in self.workers.iter().zip(&saved) {
+            lock(w).restore_ordering_tables(t);
+        }
+        *others = order;
+        done.then_some(())
+    }
+
+    /// One iteration's search of the root moves `root` (all of them, or those not ranked yet)
+    /// at `depth`, with aspiration windows around `prev_score` that widen until the score
+    /// falls inside. On a fail high by a later move, that move is put first, and for the top
+    /// rank written to `top`, the move to answer if time runs out during the re-search.
+    fn aspiration_search(
+        &self,
+        root: &mut [RootMove],
+        depth: i32,
+        prev_score: i32,
+        mut top: Option<&mut Move>,
+    ) -> RootResult {
+        let sh = self.shared;
+        let mut delta = ASPIRATION_DELTA;
+        let (mut alpha, mut beta) =
+            if sh.params.aspiration && depth >= 4 && prev_score.abs() < WIN_THRESHOLD {
+                (prev_score - delta, prev_score + delta)
+            } else {
+                (-INF, INF)
+            };
+        loop {
+            let r = self.search_root(root, depth, alpha, beta);
+            if sh.stopped.load(Ordering::Relaxed) {
+                return r;
+            }
+            if r.score <= alpha && alpha > -INF {
+                beta = (alpha + beta) / 2;
+                alpha = (r.score - delta).max(-INF);
+            } else if r.score >= beta && beta < INF {
+                if r.best != 0 {
+                    // Proven better than the first move: search it first.
+                    root.swap(0, r.best);
+                    if let Some(best) = top.as_deref_mut() {
+                        *best = root[0].mv;
+                    }
+                }
+                beta = (r.score + delta).min(INF);
+            } else {
+                return r;
+            }
+            delta = delta.saturating_mul(2);
+            if delta > 1000 {
+                (alpha, beta) = (-INF, INF);
+            }
+        }
     }
 
     /// The legal root moves, in the order the node search would try them first.

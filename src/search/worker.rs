@@ -123,6 +123,9 @@ pub struct Shared<'a> {
     pub abort: AtomicBool,
     /// Raised when the whole search is over (time or the caller's stop).
     pub stopped: AtomicBool,
+    /// The searches leave the transposition table as it is (they still read it): the extra
+    /// ranks of a multi-line search, so that the best move's search is the one-line search.
+    pub read_only_tt: AtomicBool,
 }
 
 impl Shared<'_> {
@@ -162,6 +165,13 @@ const ORDER_RELIEF: i32 = 20_000;
 const ORDER_TACTICAL: i32 = ORDER_RELIEF;
 const ORDER_LOOSEN: i32 = -10_000;
 const ORDER_SELF_PRESSURE: i32 = -12_000;
+
+/// A worker's killer and history tables, saved while the extra ranks of a multi-line search
+/// run so that they do not change the best move's search.
+pub struct OrderingTables {
+    killers: Box<[[Move; 2]; MAX_PLY]>,
+    history: Box<[i16; HISTORY_LEN]>,
+}
 
 /// A search thread.
 pub struct Worker {
@@ -227,6 +237,20 @@ impl Worker {
             movegen: MoveGen::new(),
             game,
         }
+    }
+
+    /// A copy of the move-ordering tables that searches change (killers and history).
+    pub fn ordering_tables(&self) -> OrderingTables {
+        OrderingTables {
+            killers: self.killers.clone(),
+            history: self.history.clone(),
+        }
+    }
+
+    /// Puts back tables saved by [`Worker::ordering_tables`].
+    pub fn restore_ordering_tables(&mut self, saved: &OrderingTables) {
+        self.killers.clone_from(&saved.killers);
+        self.history.clone_from(&saved.history);
     }
 
     /// Forgets killers, history and cached evaluations, as if newly made.
@@ -510,13 +534,15 @@ impl Worker {
         } else {
             Bound::Upper
         };
-        sh.tt.store(
-            key,
-            best_move,
-            score_to_tt(best, ply),
-            depth.clamp(0, 255) as u8,
-            bound,
-        );
+        if !sh.read_only_tt.load(Ordering::Relaxed) {
+            sh.tt.store(
+                key,
+                best_move,
+                score_to_tt(best, ply),
+                depth.clamp(0, 255) as u8,
+                bound,
+            );
+        }
         best
     }
 

@@ -2,15 +2,18 @@
 
 use super::board_view;
 use super::input::{self, LineRead, MAX_LINE_BYTES};
-use super::options::{OptionId, Settings};
+use super::options::{OptionId, Ponder, Settings};
 use crate::core::perft::perft_with_stop;
 use crate::core::{Game, GameType, Move};
-use crate::eval::EvalWeights;
+use crate::eval::{self, EvalWeights};
 use crate::notation::{format_move, game_string, parse_game_string, parse_game_type, parse_move};
+use crate::search::skill::MAX_SKILL_LEVEL;
 use crate::search::{Engine, Limits, SearchInfo, SearchParams};
 use std::io::{self, BufRead, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, TryRecvError};
+use std::thread;
 use std::time::{Duration, Instant};
 
 /// The capability line of `info`: every expansion bug is supported.
@@ -116,6 +119,74 @@ impl<W: Write> Server<W> {
         }
     }
 
+    /// Like [`Server::run`], with the input read on a thread of its own, so that the engine
+    /// can search while it waits (`PonderDuringIdle`): when no command is waiting, the current
+    /// position is searched in the background until the next line (or the end of input)
+    /// arrives, which stops that search at once. Nothing is printed while pondering, and the
+    /// stop flag of [`Server::new`] (SIGINT) does not touch it.
+    pub fn run_pondering<R: BufRead + Send + 'static>(&mut self, mut input: R) -> io::Result<()> {
+        self.greet()?;
+        let (tx, rx) = mpsc::channel();
+        // Raised by the reader whenever it has passed on a line: stops the pondering.
+        let arrived = Arc::new(AtomicBool::new(false));
+        let reader_arrived = Arc::clone(&arrived);
+        thread::Builder::new()
+            .name("waggle-input".to_string())
+            .spawn(move || {
+                let mut buf = Vec::new();
+                loop {
+                    let read = input::read_line(&mut input, &mut buf, MAX_LINE_BYTES);
+                    let end = !matches!(read, Ok(LineRead::Line | LineRead::TooLong));
+                    let sent = tx.send((read, std::mem::take(&mut buf)));
+                    reader_arrived.store(true, Ordering::SeqCst);
+                    if end || sent.is_err() {
+                        return;
+                    }
+                }
+            })?;
+        loop {
+            arrived.store(false, Ordering::SeqCst);
+            let next = match rx.try_recv() {
+                Ok(next) => next,
+                Err(TryRecvError::Disconnected) => return Ok(()),
+                Err(TryRecvError::Empty) => {
+                    // A line arriving from now on raises `arrived`, which stops this search.
+                    self.ponder(&arrived);
+                    match rx.recv() {
+                        Ok(next) => next,
+                        Err(_) => return Ok(()),
+                    }
+                }
+            };
+            match next {
+                (Err(e), _) => return Err(e),
+                (Ok(LineRead::Eof), _) => return Ok(()),
+                (Ok(LineRead::TooLong), _) => self.finish(Err(err(format!(
+                    "The command line is longer than {MAX_LINE_BYTES} bytes and was ignored."
+                ))))?,
+                (Ok(LineRead::Line), bytes) => {
+                    let line = String::from_utf8_lossy(&bytes);
+                    if self.handle_line(&line)? == Flow::Exit {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+
+    /// Searches the current game until `stop` is raised, if `PonderDuringIdle` says so and
+    /// the game is in progress.
+    fn ponder(&mut self, stop: &AtomicBool) {
+        let single_thread = match self.settings.ponder {
+            Ponder::Disabled => return,
+            Ponder::SingleThreaded => true,
+            Ponder::MultiThreaded => false,
+        };
+        if let Some(game) = &self.game {
+            self.engine.ponder(game, single_thread, stop);
+        }
+    }
+
     /// Answers one command line. Blank lines get no reply; every other line gets its reply
     /// lines and then `ok`. Errors are only those of writing the output.
     pub fn handle_line(&mut self, line: &str) -> io::Result<Flow> {
@@ -136,6 +207,7 @@ impl<W: Write> Server<W> {
             "pass" => no_args("pass", args).and_then(|()| self.play("pass")),
             "validmoves" => no_args("validmoves", args).and_then(|()| self.validmoves()),
             "bestmove" => self.bestmove(args),
+            "analyse" | "analyze" => self.analyse(args),
             "undo" => self.undo(args),
             "options" => self.options(args),
             "board" => no_args("board", args).and_then(|()| self.board()),
@@ -257,15 +329,47 @@ impl<W: Write> Server<W> {
             // The host has gone away; there is nobody left to answer.
             return Err(err(format!("Cannot write the search reports: {e}")));
         }
-        let legal = game.legal_moves();
-        let chosen = if legal.contains(&chosen) {
-            chosen
-        } else {
-            // The search broke its contract; answer with a legal move rather than a wrong one.
-            eprintln!("waggle: the search returned an illegal move {chosen:?}");
-            legal.first().copied().unwrap_or(Move::PASS)
-        };
-        Ok(vec![format_move(game, chosen)])
+        Ok(vec![format_move(game, legal_or_first(game, chosen))])
+    }
+
+    /// `analyse [depth N | time hh:mm:ss] [lines K]`: a search for people at a terminal,
+    /// printing a readable line per ranked move after every completed iteration, then the
+    /// best move. Without a limit it runs until SIGINT (or until the result is proven). It
+    /// searches at full strength whatever the `SkillLevel`.
+    fn analyse(&mut self, args: &str) -> Reply {
+        self.live_game()?;
+        let (limits, lines) = parse_analyse(args)?;
+        self.stop.store(false, Ordering::SeqCst);
+        let Server {
+            out,
+            game,
+            engine,
+            settings,
+            stop,
+        } = self;
+        let game = game.as_ref().ok_or_else(|| err(NO_GAME))?;
+        let stop: &AtomicBool = stop;
+        // Analysis is at full strength, whatever the playing level.
+        let mut options = settings.engine.clone();
+        options.multi_pv = lines.unwrap_or(options.multi_pv);
+        options.skill_level = MAX_SKILL_LEVEL;
+        engine.set_options(options);
+        let start = Instant::now();
+        let mut write_error = None;
+        let chosen = engine.search(game, &limits, stop, &mut |info| {
+            if write_error.is_none()
+                && let Err(e) = writeln!(out, "{}", analysis_line(game, info, start.elapsed()))
+                    .and_then(|()| out.flush())
+            {
+                stop.store(true, Ordering::SeqCst);
+                write_error = Some(e);
+            }
+        });
+        engine.set_options(settings.engine.clone());
+        if let Some(e) = write_error {
+            return Err(err(format!("Cannot write the analysis: {e}")));
+        }
+        Ok(vec![format_move(game, legal_or_first(game, chosen))])
     }
 
     fn undo(&mut self, args: &str) -> Reply {
@@ -300,10 +404,8 @@ impl<W: Write> Server<W> {
         let usage = "Usage: options | options get <Name> | options set <Name> <Value>";
         let find = |name: &str| {
             OptionId::find(name).ok_or_else(|| {
-                let names: Vec<&str> = OptionId::ALL.iter().map(|o| o.name()).collect();
                 err(format!(
-                    "Unknown option '{name}'. The options are {}.",
-                    names.join(", ")
+                    "Unknown option '{name}'. Try 'options' to list them all."
                 ))
             })
         };
@@ -425,6 +527,18 @@ impl<W: Write> Server<W> {
     }
 }
 
+/// `chosen` if it is legal in `game`; otherwise (the search broke its contract) the first legal
+/// move, so that the answer is never a wrong move.
+fn legal_or_first(game: &Game, chosen: Move) -> Move {
+    let legal = game.legal_moves();
+    if legal.contains(&chosen) {
+        chosen
+    } else {
+        eprintln!("waggle: the search returned an illegal move {chosen:?}");
+        legal.first().copied().unwrap_or(Move::PASS)
+    }
+}
+
 fn new_game(game_type: GameType, repetition_draw: bool) -> Game {
     let mut game = Game::new(game_type);
     game.set_repetition_draw(repetition_draw);
@@ -507,6 +621,42 @@ fn parse_limits(args: &str) -> Result<Limits, Failure> {
     }
 }
 
+/// Most lines `analyse ... lines K` ranks.
+const MAX_ANALYSE_LINES: usize = 32;
+
+/// `[depth N | time hh:mm:ss] [lines K]`, in either order: the limits (none: until stopped)
+/// and the number of lines, if given.
+fn parse_analyse(args: &str) -> Result<(Limits, Option<usize>), Failure> {
+    let usage = "Usage: analyse [depth <N> | time hh:mm:ss[.fff]] [lines <K>]";
+    let words: Vec<&str> = args.split_whitespace().collect();
+    let mut limits = Limits::default();
+    let mut lines = None;
+    let mut rest = words.as_slice();
+    while let [kind, value, tail @ ..] = rest {
+        if kind.eq_ignore_ascii_case("lines") && lines.is_none() {
+            match value.parse::<usize>() {
+                Ok(k) if (1..=MAX_ANALYSE_LINES).contains(&k) => lines = Some(k),
+                _ => {
+                    return Err(err(format!(
+                        "Invalid number of lines '{value}': expected an integer from 1 to {MAX_ANALYSE_LINES}."
+                    )));
+                }
+            }
+        } else if (kind.eq_ignore_ascii_case("depth") || kind.eq_ignore_ascii_case("time"))
+            && limits == Limits::default()
+        {
+            limits = parse_limits(&format!("{kind} {value}"))?;
+        } else {
+            return Err(err(format!("Invalid analyse arguments '{args}'. {usage}")));
+        }
+        rest = tail;
+    }
+    if !rest.is_empty() {
+        return Err(err(format!("Invalid analyse arguments '{args}'. {usage}")));
+    }
+    Ok((limits, lines))
+}
+
 /// Parses `hh:mm:ss[.fff]` (hours of any width up to 9999, minutes and seconds below 60).
 fn parse_time(text: &str) -> Option<Duration> {
     let mut parts = text.split(':');
@@ -536,19 +686,26 @@ fn parse_time(text: &str) -> Option<Duration> {
     Some(Duration::new(secs, nanos))
 }
 
-/// Mzinga's intermediate line `move;depth;score`, followed by the principal variation (best
-/// move first), and for MCTS the best move's share of the root visits (`visits=62.5%`). The
-/// variation is cut at the first move that is not legal in its position.
-fn info_line(game: &Game, info: &SearchInfo) -> Option<String> {
+/// The MoveStrings of a principal variation from `game`, cut at the first move that is not
+/// legal in its position.
+fn pv_strings(game: &Game, moves: &[Move]) -> Vec<String> {
     let mut scratch = game.clone();
     let mut pv = Vec::new();
-    for &m in &info.pv {
+    for &m in moves {
         if !scratch.legal_moves().contains(&m) {
             break;
         }
         pv.push(format_move(&scratch, m));
         scratch.play_unchecked(m);
     }
+    pv
+}
+
+/// Mzinga's intermediate line `move;depth;score`, followed by the principal variation (best
+/// move first), and for MCTS the best move's share of the root visits (`visits=62.5%`). The
+/// variation is cut at the first move that is not legal in its position.
+fn info_line(game: &Game, info: &SearchInfo) -> Option<String> {
+    let pv = pv_strings(game, &info.pv);
     let first = pv.first()?;
     let mut line = format!("{first};{};{};{}", info.depth, info.score, pv.join(";"));
     if let Some(share) = info.visit_share {
@@ -558,9 +715,40 @@ fn info_line(game: &Game, info: &SearchInfo) -> Option<String> {
     Some(line)
 }
 
+/// A readable analysis line: depth, rank, score, nodes, speed, time and the principal
+/// variation (moves separated by commas). The score is in pieces (100 evaluation units, about
+/// the worth of a freely moving Soldier Ant) from the side to move's view, or `win in N` /
+/// `loss in N` for a forced result: the side to move wins with its N-th move from now, or
+/// loses to the opponent's N-th.
+fn analysis_line(game: &Game, info: &SearchInfo, elapsed: Duration) -> String {
+    let plies = eval::WIN - info.score.abs();
+    let score = if info.score >= eval::WIN_THRESHOLD {
+        format!("win in {}", (plies + 1) / 2)
+    } else if info.score <= -eval::WIN_THRESHOLD {
+        format!("loss in {}", (plies / 2).max(1))
+    } else {
+        format!("{:+.2}", info.score as f64 / 100.0)
+    };
+    let secs = elapsed.as_secs_f64();
+    let nps = if secs > 0.0 {
+        (info.nodes as f64 / secs) as u64
+    } else {
+        0
+    };
+    let pv = pv_strings(game, &info.pv);
+    format!(
+        "depth {} line {} score {score} nodes {} nps {nps} time {:.2}s pv {}",
+        info.depth,
+        info.rank,
+        info.nodes,
+        secs,
+        pv.join(", ")
+    )
+}
+
 /// The `help` text: every command with its arguments, or the details of one.
 fn help(args: &str) -> Reply {
-    const COMMANDS: [(&str, &str, &str); 13] = [
+    const COMMANDS: [(&str, &str, &str); 14] = [
         (
             "info",
             "info",
@@ -604,6 +792,11 @@ fn help(args: &str) -> Reply {
             "Lists the commands, or explains one.",
         ),
         (
+            "analyse",
+            "analyse [depth <N> | time hh:mm:ss[.fff]] [lines <K>]",
+            "Extension: analyses the position for a person: after each completed iteration, one line per ranked move (K lines, default the MultiPV option): depth, line (rank), score in pieces (100 evaluation units, about a freely moving Soldier Ant; 'win in N'/'loss in N' when forced), nodes, nps, time and the principal variation. Without a limit it runs until SIGINT, which (like the time limit) ends it with the best move, as bestmove does.",
+        ),
+        (
             "perft",
             "perft <N>",
             "Extension: counts the move sequences of 1 to N plies from the current position, one line per depth: depth, count, time_ms=<milliseconds> nps=<positions per second>; SIGINT stops it.",
@@ -631,7 +824,15 @@ fn help(args: &str) -> Reply {
         .iter()
         .find(|c| c.0.eq_ignore_ascii_case(args))
         .ok_or_else(|| err(format!("Unknown command '{args}'. Try 'help'.")))?;
-    Ok(vec![format!("  {}", found.1), format!("  {}", found.2)])
+    let mut lines = vec![format!("  {}", found.1), format!("  {}", found.2)];
+    if found.0 == "options" {
+        lines.extend(
+            OptionId::ALL
+                .iter()
+                .map(|o| format!("  {}: {}", o.name(), o.help())),
+        );
+    }
+    Ok(lines)
 }
 
 #[cfg(test)]

@@ -11,14 +11,16 @@ use std::sync::atomic::AtomicBool;
 /// `weights` (the compiled-in ones when `None`).
 ///
 /// SIGINT raises the search's stop flag instead of killing the process: during `bestmove` the
-/// engine answers at once with its best move so far; while idle it is ignored. A host that
+/// engine answers at once with its best move so far; while idle (pondering or not) it is
+/// ignored. Standard input is read on a thread of its own, so that a line stops pondering at
+/// once. A host that
 /// closes standard output is treated like one that closed standard input.
 pub fn run_stdio(options: &[(String, String)], weights: Option<EvalWeights>) -> io::Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
     if let Err(e) = signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&stop)) {
         eprintln!("waggle: cannot catch SIGINT, so it cannot stop a search: {e}");
     }
-    let stdin = io::stdin().lock();
+    let stdin = io::BufReader::new(io::stdin());
     let stdout = BufWriter::new(io::stdout().lock());
     let mut server = Server::new(stdout, stop);
     if let Some(weights) = weights {
@@ -29,7 +31,7 @@ pub fn run_stdio(options: &[(String, String)], weights: Option<EvalWeights>) -> 
             .set_option(name, value)
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     }
-    match server.run(stdin) {
+    match server.run_pondering(stdin) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         other => other,
     }

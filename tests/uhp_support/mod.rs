@@ -25,8 +25,14 @@ pub struct Engine {
 impl Engine {
     /// Starts the built binary with no arguments (the UHP engine).
     pub fn spawn() -> Engine {
+        Engine::spawn_with(&[])
+    }
+
+    /// Starts the UHP engine with command-line arguments (such as `--option Name=Value`).
+    pub fn spawn_with(args: &[&str]) -> Engine {
         let started = Instant::now();
         let mut child = Command::new(env!("CARGO_BIN_EXE_waggle"))
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
