@@ -302,23 +302,41 @@ impl<W: Write> Server<W> {
     fn bestmove(&mut self, args: &str) -> Reply {
         self.live_game()?;
         let limits = parse_limits(args)?;
+        let report_on = self.settings.report_intermediate;
+        self.search_and_report(&limits, "the search reports", |game, info| {
+            if report_on {
+                info_line(game, info)
+            } else {
+                None
+            }
+        })
+    }
+
+    /// Searches the current game, writing `line(game, info)` (when it gives one) after every
+    /// completed iteration, and answers with the chosen move. When a line cannot be written
+    /// the host has gone away: the search ends early and the answer is `err Cannot write
+    /// <what>`.
+    fn search_and_report(
+        &mut self,
+        limits: &Limits,
+        what: &str,
+        mut line: impl FnMut(&Game, &SearchInfo) -> Option<String>,
+    ) -> Reply {
         self.stop.store(false, Ordering::SeqCst);
         let Server {
             out,
             game,
             engine,
-            settings,
             stop,
+            ..
         } = self;
         let game = game.as_ref().ok_or_else(|| err(NO_GAME))?;
         let stop: &AtomicBool = stop;
-        let report_on = settings.report_intermediate;
         let mut write_error = None;
-        let chosen = engine.search(game, &limits, stop, &mut |info| {
-            if report_on
-                && write_error.is_none()
-                && let Some(line) = info_line(game, info)
-                && let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush())
+        let chosen = engine.search(game, limits, stop, &mut |info| {
+            if write_error.is_none()
+                && let Some(text) = line(game, info)
+                && let Err(e) = writeln!(out, "{text}").and_then(|()| out.flush())
             {
                 // Nobody reads the answer any more: end the search early.
                 stop.store(true, Ordering::SeqCst);
@@ -326,8 +344,7 @@ impl<W: Write> Server<W> {
             }
         });
         if let Some(e) = write_error {
-            // The host has gone away; there is nobody left to answer.
-            return Err(err(format!("Cannot write the search reports: {e}")));
+            return Err(err(format!("Cannot write {what}: {e}")));
         }
         Ok(vec![format_move(game, legal_or_first(game, chosen))])
     }
@@ -339,37 +356,17 @@ impl<W: Write> Server<W> {
     fn analyse(&mut self, args: &str) -> Reply {
         self.live_game()?;
         let (limits, lines) = parse_analyse(args)?;
-        self.stop.store(false, Ordering::SeqCst);
-        let Server {
-            out,
-            game,
-            engine,
-            settings,
-            stop,
-        } = self;
-        let game = game.as_ref().ok_or_else(|| err(NO_GAME))?;
-        let stop: &AtomicBool = stop;
         // Analysis is at full strength, whatever the playing level.
-        let mut options = settings.engine.clone();
+        let mut options = self.settings.engine.clone();
         options.multi_pv = lines.unwrap_or(options.multi_pv);
         options.skill_level = MAX_SKILL_LEVEL;
-        engine.set_options(options);
+        self.engine.set_options(options);
         let start = Instant::now();
-        let mut write_error = None;
-        let chosen = engine.search(game, &limits, stop, &mut |info| {
-            if write_error.is_none()
-                && let Err(e) = writeln!(out, "{}", analysis_line(game, info, start.elapsed()))
-                    .and_then(|()| out.flush())
-            {
-                stop.store(true, Ordering::SeqCst);
-                write_error = Some(e);
-            }
+        let reply = self.search_and_report(&limits, "the analysis", |game, info| {
+            Some(analysis_line(game, info, start.elapsed()))
         });
-        engine.set_options(settings.engine.clone());
-        if let Some(e) = write_error {
-            return Err(err(format!("Cannot write the analysis: {e}")));
-        }
-        Ok(vec![format_move(game, legal_or_first(game, chosen))])
+        self.engine.set_options(self.settings.engine.clone());
+        reply
     }
 
     fn undo(&mut self, args: &str) -> Reply {
