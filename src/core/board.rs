@@ -193,7 +193,7 @@ impl Board {
         self.recolor(cell, id as u8, under);
         self.below[id] = NONE;
         self.on_board &= !(1 << id);
-        let piece = Piece::from_id_masked(id);
+        let piece = Piece::from_set_bit(id);
         (piece, h as u32)
     }
 

@@ -175,7 +175,7 @@ impl Piece {
 
     /// The piece of a bit found in a [`PieceSet`](super::PieceSet) (`id` below 28).
     #[inline(always)]
-    pub(super) const fn from_id_masked(id: usize) -> Piece {
+    pub(super) const fn from_set_bit(id: usize) -> Piece {
         debug_assert!(id < PIECE_COUNT);
         Piece(id as u8)
     }

@@ -75,7 +75,7 @@ impl PieceSet {
         if self.0 == 0 {
             None
         } else {
-            Some(Piece::from_id_masked(self.0.trailing_zeros() as usize))
+            Some(Piece::from_set_bit(self.0.trailing_zeros() as usize))
         }
     }
 
@@ -112,7 +112,7 @@ impl Iterator for PieceSetIter {
         }
         let id = self.0.trailing_zeros() as usize;
         self.0 &= self.0 - 1;
-        Some(Piece::from_id_masked(id))
+        Some(Piece::from_set_bit(id))
     }
 
     #[inline(always)]

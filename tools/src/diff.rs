@@ -19,7 +19,7 @@ use rand::Rng;
 use std::collections::HashSet;
 use std::time::Duration;
 use waggle::core::perft::perft;
-use waggle::core::{Game, GameType, Move, MoveList};
+use waggle::core::{Game, GameType, Move, MoveGen, MoveList};
 use waggle::notation::{format_move, game_string, parse_game_string, parse_move, turn_string};
 
 /// One disagreement between the engine and waggle.
@@ -74,6 +74,8 @@ struct Session<'a> {
     summary: DiffSummary,
     report: &'a mut dyn FnMut(&Difference),
     moves: MoveList,
+    /// The move generator's scratch, kept between positions.
+    movegen: MoveGen,
 }
 
 impl Session<'_> {
@@ -94,6 +96,7 @@ impl Session<'_> {
             summary: DiffSummary::default(),
             report,
             moves: MoveList::new(),
+            movegen: MoveGen::new(),
         })
     }
 
@@ -136,7 +139,7 @@ impl Session<'_> {
             .find(|l| !l.is_empty())
             .unwrap_or("")
             .to_string();
-        game.generate_moves(&mut self.moves);
+        self.movegen.generate(game, &mut self.moves);
         let legal: HashSet<Move> = self.moves.iter().copied().collect();
         let mut seen: HashSet<Move> = HashSet::new();
         let mut listed = Vec::new();

@@ -3,7 +3,7 @@
 use crate::error::ToolError;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use waggle::core::{Game, GameType, MoveList};
+use waggle::core::{Game, GameType, MoveGen, MoveList};
 use waggle::notation::{game_string, parse_game_string, parse_game_type};
 
 /// A start position for a game pair: a game type and the moves played so far.
@@ -62,12 +62,13 @@ pub fn rng_for(seed: u64, index: u64) -> StdRng {
 /// last attempt cut short before its end, so the result is always unfinished.
 pub fn random_continuation(start: &Game, plies: u32, rng: &mut impl Rng) -> Game {
     let mut moves = MoveList::new();
+    let mut movegen = MoveGen::new();
     let mut best = start.clone();
     for _ in 0..100 {
         let mut game = start.clone();
         let mut ok = true;
         for _ in 0..plies {
-            game.generate_moves(&mut moves);
+            movegen.generate(&game, &mut moves);
             if moves.is_empty() {
                 ok = false;
                 break;

@@ -33,7 +33,7 @@ use rand::{Rng, SeedableRng};
 use std::io::{BufRead, Write};
 use std::time::Duration;
 use waggle::core::perft::perft;
-use waggle::core::{Cell, Game, Move, MoveList, Piece};
+use waggle::core::{Cell, Game, Move, MoveGen, MoveList, Piece};
 use waggle::notation::{format_move, game_string, parse_game_string, parse_move};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -85,6 +85,8 @@ struct Engine {
     /// `bestmove` commands since the last `newgame`.
     asked: u32,
     moves: MoveList,
+    /// The move generator's scratch, kept between positions.
+    movegen: MoveGen,
 }
 
 fn main() {
@@ -103,6 +105,7 @@ fn main() {
         rng: StdRng::seed_from_u64(seed),
         asked: 0,
         moves: MoveList::new(),
+        movegen: MoveGen::new(),
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -198,7 +201,7 @@ impl Engine {
         if game.state().is_over() {
             return "err the game is over\n".into();
         }
-        game.generate_moves(&mut self.moves);
+        self.movegen.generate(game, &mut self.moves);
         let quirky = self.args.quirky;
         let mut list: Vec<String> = self
             .moves
@@ -267,7 +270,7 @@ impl Engine {
             Mode::Illegal if misbehave => return format!("{}\n", illegal_move(game)),
             _ => {}
         }
-        game.generate_moves(&mut self.moves);
+        self.movegen.generate(game, &mut self.moves);
         if self.moves.is_empty() {
             return "err no legal move\n".into();
         }
