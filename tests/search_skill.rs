@@ -1,6 +1,6 @@
 //! Playing levels (`SkillLevel`): reproducible from the seed, never missing a win in one, and
-//! from `SAFE_LEVEL` up (below full strength, whose search decides alone) never allowing one
-//! that can be avoided; with depth and time limits.
+//! from `SAFE_LEVEL` up to full strength never losing at once (allowing a win in one, or
+//! surrounding its own queen) when another move avoids it; with depth and time limits.
 
 mod common;
 
@@ -50,11 +50,15 @@ fn wins_at_once(game: &Game, m: Move) -> bool {
     final_score(&g).is_some_and(|s| s < 0)
 }
 
-/// Whether the opponent can win at once after `m`.
-fn allows_win_in_one(game: &Game, m: Move) -> bool {
+/// Whether `m` loses at once: it ends the game in the opponent's favour (surrounding the
+/// mover's own queen), or the opponent can win with the next move.
+fn loses_within_one(game: &Game, m: Move) -> bool {
     let mut g = game.clone();
     g.play_unchecked(m);
-    final_score(&g).is_none() && g.legal_moves().iter().any(|&r| wins_at_once(&g, r))
+    match final_score(&g) {
+        Some(s) => s > 0,
+        None => g.legal_moves().iter().any(|&r| wins_at_once(&g, r)),
+    }
 }
 
 /// The puzzle positions in which the side to move can win at once.
@@ -114,53 +118,67 @@ fn every_level_takes_a_win_in_one() {
     }
 }
 
-#[test]
-fn safe_levels_never_allow_an_avoidable_win_in_one() {
-    let mut checked = 0;
-    // The moves before the wins in one (where the loser let the opponent win at once), and
-    // Mzinga's position where the opponent threatens to win.
-    let mut positions: Vec<Game> = wins_in_one()
-        .into_iter()
-        .map(|mut g| {
-            g.undo();
-            g
-        })
-        .collect();
-    for row in common::read_rows("mzinga/GameAI_BlockWinningMoveIsBestMoveTest.csv") {
-        positions.push(parse_game_string(&row.fields[0], false).expect("puzzle game"));
-    }
-    for game in positions {
-        let legal = game.legal_moves();
-        if !legal.iter().any(|&m| !allows_win_in_one(&game, m)) {
-            continue;
+/// Positions in which some moves lose at once and others do not: every position along the
+/// games of Mzinga's puzzles (the wins in one, and the position where the opponent threatens
+/// to win), up to `count` of them.
+fn threatened_positions(count: usize) -> Vec<Game> {
+    let mut positions = Vec::new();
+    for file in [
+        "mzinga/PuzzleCandidate_IsOneBestMoveToForceWinPuzzleTest.csv",
+        "mzinga/GameAI_BlockWinningMoveIsBestMoveTest.csv",
+    ] {
+        for row in common::read_rows(file) {
+            let mut game = parse_game_string(&row.fields[0], false).expect("puzzle game");
+            while positions.len() < count && game.undo().is_some() {
+                let legal = game.legal_moves();
+                let losing = legal
+                    .iter()
+                    .filter(|&&m| loses_within_one(&game, m))
+                    .count();
+                if losing > 0 && losing < legal.len() {
+                    positions.push(game.clone());
+                }
+            }
         }
-        checked += 1;
-        for level in SAFE_LEVEL..MAX_SKILL_LEVEL {
+    }
+    positions
+}
+
+#[test]
+fn safe_levels_never_lose_at_once_when_they_can_avoid_it() {
+    let positions = threatened_positions(8);
+    assert_eq!(positions.len(), 8, "too few positions");
+    for game in positions {
+        for level in SAFE_LEVEL..=MAX_SKILL_LEVEL {
             for seed in 0..3 {
-                let m = choose(&mut engine(level, seed), &game, &depth(8));
+                let m = choose(&mut engine(level, seed), &game, &depth(6));
                 assert!(
-                    !allows_win_in_one(&game, m),
-                    "level {level} seed {seed} played {}, which loses at once",
-                    format_move(&game, m)
+                    !loses_within_one(&game, m),
+                    "level {level} seed {seed} played {} in {}, which loses at once",
+                    format_move(&game, m),
+                    waggle::notation::game_string(&game)
                 );
             }
         }
     }
-    assert!(checked >= 4, "only {checked} positions");
+}
+
+/// The positions of `waggle bench`.
+fn bench_positions() -> Vec<Game> {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("engine-tests/bench/positions.txt"),
+    )
+    .expect("bench positions");
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| parse_game_string(l, true).expect("bench position"))
+        .collect()
 }
 
 #[test]
 fn lower_levels_play_differently_from_full_strength() {
     // On the bench positions the weakest level does not simply copy the full-strength move.
-    let text = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("engine-tests/bench/positions.txt"),
-    )
-    .expect("bench positions");
-    let games: Vec<Game> = text
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(|l| parse_game_string(l, true).expect("bench position"))
-        .collect();
+    let games = bench_positions();
     let different = games
         .iter()
         .filter(|g| {
@@ -172,5 +190,43 @@ fn lower_levels_play_differently_from_full_strength() {
         different >= games.len() / 3,
         "only {different} of {} differ",
         games.len()
+    );
+}
+
+#[test]
+fn levels_stop_by_their_node_budget_without_any_limit() {
+    // With neither a depth nor a time limit a full-strength search runs until stopped; a lower
+    // level ends by itself once its budget is spent, and higher levels search more nodes.
+    // The longest of the bench games: a middle game with many moves.
+    let game = bench_positions()
+        .into_iter()
+        .max_by_key(|g| g.legal_moves().len())
+        .expect("bench positions");
+    let mut spent = Vec::new();
+    for level in MIN_SKILL_LEVEL..MAX_SKILL_LEVEL {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let g = game.clone();
+        std::thread::spawn(move || {
+            let mut nodes = 0;
+            let m = engine(level, 3).search(
+                &g,
+                &Limits::default(),
+                &AtomicBool::new(false),
+                &mut |i| nodes = nodes.max(i.nodes),
+            );
+            let _ = tx.send((m, nodes));
+        });
+        let (m, nodes) = rx
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("level {level} did not stop by itself"));
+        assert!(
+            game.legal_moves().contains(&m),
+            "level {level}: illegal move"
+        );
+        spent.push(nodes);
+    }
+    assert!(
+        spent.windows(2).all(|w| w[0] <= w[1]) && spent[0] < spent[spent.len() - 1],
+        "nodes by level: {spent:?}"
     );
 }

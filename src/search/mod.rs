@@ -33,7 +33,7 @@ pub mod skill;
 use crate::core::{Game, Move};
 use crate::eval::{self, EvalWeights, WIN_THRESHOLD};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use time::TimeManager;
 use tt::{Bound, TranspositionTable};
@@ -299,8 +299,12 @@ impl Engine {
             let level = self.options.skill_level;
             return self.weakened(game, limits, level, stop, report);
         }
-        let (threads, lines) = (self.options.threads, self.options.multi_pv);
-        self.alpha_beta(game, limits, threads, lines, stop, report)
+        let shape = Shape {
+            threads: self.options.threads,
+            lines: self.options.multi_pv,
+            node_budget: None,
+        };
+        self.alpha_beta(game, limits, shape, stop, report)
     }
 
     /// Searches the position while the engine waits for its host (pondering), until `stop` is
@@ -321,22 +325,25 @@ impl Engine {
         } else {
             self.options.threads
         };
-        self.alpha_beta(game, &Limits::default(), threads, 1, stop, &mut |_| {});
+        let shape = Shape {
+            threads,
+            lines: 1,
+            node_budget: None,
+        };
+        self.alpha_beta(game, &Limits::default(), shape, stop, &mut |_| {});
     }
 
-    /// The alpha-beta search on `threads` threads (1, or the engine's thread count, whose pool
-    /// is kept) ranking `lines` moves.
+    /// The alpha-beta search of the given shape.
     fn alpha_beta(
         &mut self,
         game: &Game,
         limits: &Limits,
-        threads: usize,
-        lines: usize,
+        shape: Shape,
         stop: &AtomicBool,
         report: &mut dyn FnMut(&SearchInfo),
     ) -> Move {
         let start = Instant::now();
-        let threads = threads.max(1);
+        let threads = shape.threads.max(1);
         let hash_mb = self.options.hash_mb;
         let tt = self
             .tt
@@ -379,15 +386,28 @@ impl Engine {
             abort: AtomicBool::new(false),
             stopped: AtomicBool::new(false),
             read_only_tt: AtomicBool::new(false),
+            node_limit: AtomicU64::new(u64::MAX),
         };
         let search = RootSearch {
             shared: &shared,
             game,
             workers: &self.workers[..count],
-            multi_pv: lines.max(1),
+            multi_pv: shape.lines.max(1),
+            node_budget: shape.node_budget,
         };
         search.run(game, limits, report)
     }
+}
+
+/// How an alpha-beta search is run, besides its limits.
+#[derive(Clone, Copy, Debug)]
+struct Shape {
+    /// Threads: 1, or the engine's thread count (whose pool is kept).
+    threads: usize,
+    /// Moves ranked (`MultiPV`).
+    lines: usize,
+    /// Nodes a thread may search once the first iteration is complete (the playing levels).
+    node_budget: Option<u64>,
 }
 
 /// A root move searched by a helper thread: its index, score and principal variation.
@@ -402,6 +422,8 @@ struct RootSearch<'a> {
     workers: &'a [Mutex<Worker>],
     /// How many best moves to rank.
     multi_pv: usize,
+    /// Nodes a thread may search once the first iteration is complete.
+    node_budget: Option<u64>,
 }
 
 impl RootSearch<'_> {
@@ -486,6 +508,13 @@ impl RootSearch<'_> {
                     .all(|r| r.score.abs() >= WIN_THRESHOLD && eval::WIN - r.score.abs() <= depth)
             {
                 break;
+            }
+            // The first iteration (all ranks) is complete: the node budget starts now.
+            if depth == 1
+                && let Some(budget) = self.node_budget
+            {
+                sh.node_limit
+                    .store(nodes.saturating_add(budget), Ordering::Relaxed);
             }
         }
         best

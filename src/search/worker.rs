@@ -8,7 +8,7 @@ use crate::core::{
     CELLS, Cell, Game, MAX_MOVES, Move, MoveGen, MoveList, PIECE_COUNT, Piece, PieceSet,
 };
 use crate::eval::{self, EvalWeights, PreparedWeights, WIN, WIN_THRESHOLD};
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 /// Deepest ply the search can reach (main search and quiescence together).
@@ -126,6 +126,9 @@ pub struct Shared<'a> {
     /// The searches leave the transposition table as it is (they still read it): the extra
     /// ranks of a multi-line search, so that the best move's search is the one-line search.
     pub read_only_tt: AtomicBool,
+    /// A thread stops the search when its node count reaches this (`u64::MAX`: no limit):
+    /// the playing levels' node budget, armed once the first iteration is complete.
+    pub node_limit: AtomicU64,
 }
 
 impl Shared<'_> {
@@ -335,6 +338,10 @@ impl Worker {
         self.nodes += 1;
         if self.nodes.is_multiple_of(CHECK_INTERVAL) {
             sh.poll();
+        }
+        if self.nodes >= sh.node_limit.load(Ordering::Relaxed) {
+            sh.stopped.store(true, Ordering::Relaxed);
+            sh.abort.store(true, Ordering::Relaxed);
         }
     }
 
