@@ -173,6 +173,9 @@ struct Edge {
     in_flight: AtomicU32,
     /// The child's proof, once known (from the child's side-to-move view).
     proof: AtomicU32,
+    /// The parent's estimate of the move (`f32` bits, parent's view): the child's value as
+    /// last seen through this edge, or without a child the mean of the values backed up.
+    q: AtomicU32,
     child: OnceLock<Arc<Node>>,
 }
 
@@ -196,6 +199,10 @@ impl Edge {
 
     fn proof(&self) -> Proof {
         Proof::unpack(self.proof.load(Ordering::Relaxed))
+    }
+
+    fn q(&self) -> f32 {
+        f32::from_bits(self.q.load(Ordering::Relaxed))
     }
 }
 
@@ -453,42 +460,26 @@ impl<'a> Worker<'a> {
         std::ptr::eq(node, &*self.sh.root) && matches!(node.proof(), Proof::Win(_))
     }
 
-    /// How many moves `node` with its `edges` considers: `widen_base + widen_factor *
-    /// sqrt(N)`, plus one for each move proven lost (or, when hunting, proven at all).
-    fn width(&self, node: &Node, edges: &[Edge]) -> usize {
-        let p = &self.sh.params;
-        let hunting = self.hunting(node);
-        let settled = edges
-            .iter()
-            .filter(|e| match e.proof() {
-                Proof::Win(_) => true,
-                Proof::Unknown => false,
-                _ => hunting,
-            })
-            .count();
-        (p.widen_base + p.widen_factor * (node.visits() as f32).sqrt()) as usize + settled
-    }
-
     /// Makes the edges of `node` (the position `self.game`) up to `target` of them, highest
-    /// prior first; the root's first edges are made even when the graph is full. False when
-    /// the node has no edges after all (memory full).
-    fn widen(&mut self, node: &Node, target: usize, is_root: bool) -> bool {
+    /// prior first; the root's first edges are made even when the graph is full, other
+    /// nodes get none when they do not fit.
+    fn widen(&mut self, node: &Node, target: usize, is_root: bool) {
         let mut edges = node.edges.write().unwrap_or_else(|e| e.into_inner());
         let force = is_root && edges.is_empty();
         let legal = node.legal.load(Ordering::Relaxed) as usize;
         if edges.len() >= target || (legal != 0 && edges.len() >= legal) {
-            return !edges.is_empty();
+            return;
         }
         self.movegen.generate(&self.game, &mut self.list);
         let n = self.list.len();
         node.legal.store(n as u32, Ordering::Relaxed);
         let target = target.min(n);
         if target <= edges.len() {
-            return !edges.is_empty();
+            return;
         }
         let add = target - edges.len();
         if !self.sh.graph.reserve(add * EDGE_BYTES, force) {
-            return !edges.is_empty();
+            return;
         }
         super::worker::queen_bonus(&self.game, self.list.as_slice(), &mut self.bonus);
         let t = self.sh.params.prior_temperature;
@@ -518,40 +509,49 @@ impl<'a> Worker<'a> {
                 visits: AtomicU32::new(0),
                 in_flight: AtomicU32::new(0),
                 proof: AtomicU32::new(0),
+                q: AtomicU32::new(0),
                 child: OnceLock::new(),
             });
         }
-        true
     }
 
-    /// The edge of `node` to descend (PUCT over its first `width` edges, with virtual loss);
-    /// `None` when it has no edges.
-    fn select(&self, node: &Node, edges: &[Edge]) -> Option<usize> {
+    /// The edge of `node` to descend (PUCT with virtual loss over the edges it considers),
+    /// and how many edges it would like to have: a node visited N times considers
+    /// `widen_base + widen_factor * sqrt(N)` edges in order of prior, not counting those proven
+    /// lost (or, at a root proven won, proven at all). `None` when it has no edges.
+    fn select(&self, node: &Node, edges: &[Edge]) -> (Option<usize>, usize) {
         let p = &self.sh.params;
         let n = node.visits();
         let sqrt_n = (n.max(1) as f32).sqrt();
+        let allowance = (p.widen_base + p.widen_factor * sqrt_n) as usize;
         let fpu = node.q() - p.first_play_reduction;
         let hunting = self.hunting(node);
-        let width = self.width(node, edges).min(edges.len());
+        let mut open = 0;
         let mut best = None;
         let mut best_score = f32::NEG_INFINITY;
-        for (i, e) in edges[..width].iter().enumerate() {
-            let visits = e.visits.load(Ordering::Relaxed) as f32;
-            let vl = e.in_flight.load(Ordering::Relaxed) as f32;
-            let proof = e.proof();
-            if hunting && proof != Proof::Unknown {
-                continue;
+        let mut want = edges.len();
+        for (i, e) in edges.iter().enumerate() {
+            if open == allowance {
+                want = i;
+                break;
             }
+            let proof = e.proof();
             let score = match proof {
+                _ if hunting && proof != Proof::Unknown => continue,
                 // The child loses: take the shortest such win at once.
                 Proof::Loss(d) => 1e6 - d as f32,
                 // The child wins: only when nothing else is left, the longest loss.
                 Proof::Win(d) => -1e6 + d as f32,
-                proof => {
-                    let q = match (proof, e.child.get()) {
-                        (Proof::Draw, _) => 0.0,
-                        (_, Some(c)) => -c.q(),
-                        (_, None) => fpu,
+                _ => {
+                    open += 1;
+                    let visits = e.visits.load(Ordering::Relaxed) as f32;
+                    let vl = e.in_flight.load(Ordering::Relaxed) as f32;
+                    let q = if proof == Proof::Draw {
+                        0.0
+                    } else if visits > 0.0 {
+                        e.q()
+                    } else {
+                        fpu
                     };
                     let q = if vl > 0.0 {
                         let seen = visits.max(1.0);
@@ -567,7 +567,10 @@ impl<'a> Worker<'a> {
                 best = Some(i);
             }
         }
-        best
+        if open < allowance {
+            want = edges.len() + allowance - open;
+        }
+        (best, want)
     }
 
     /// The value of the new leaf `self.game` (not over) for its side to move, and its proof:
@@ -604,31 +607,26 @@ impl<'a> Worker<'a> {
         // The value at the end of the descent, from the view of the side to move there.
         let value;
         loop {
-            let (len, target) = {
+            let is_root = self.path.is_empty();
+            let mut widened = false;
+            let chosen = loop {
                 let edges = node.edges();
-                (edges.len(), self.width(&node, &edges))
-            };
-            let legal = node.legal.load(Ordering::Relaxed) as usize;
-            let has_edges = if len < target && (legal == 0 || len < legal) {
-                let is_root = self.path.is_empty();
-                self.widen(&node, target, is_root)
-            } else {
-                len > 0
-            };
-            if !has_edges {
-                // The graph is full and this leaf has no edges: back up what it knows.
-                value = node.q();
-                break;
-            }
-            let chosen = {
-                let edges = node.edges();
-                self.select(&node, &edges).and_then(|i| {
+                let (best, want) = self.select(&node, &edges);
+                let (len, legal) = (edges.len(), node.legal.load(Ordering::Relaxed) as usize);
+                if !widened && want > len && (legal == 0 || len < legal) {
+                    drop(edges);
+                    widened = true;
+                    self.widen(&node, want, is_root);
+                    continue;
+                }
+                // No edge: the graph is full and this leaf has none; it backs up what it knows.
+                break best.and_then(|i| {
                     let e = &edges[i];
                     e.resolve(&self.game).map(|m| {
                         e.in_flight.fetch_add(1, Ordering::Relaxed);
                         (i, m, e.proof(), e.child.get().cloned())
                     })
-                })
+                });
             };
             let Some((i, m, edge_proof, child)) = chosen else {
                 value = node.q();
@@ -719,13 +717,18 @@ impl<'a> Worker<'a> {
             {
                 let edges = node.edges();
                 let e = &edges[i];
-                if let Some(c) = e.child.get() {
-                    let p = c.proof();
-                    if p != Proof::Unknown {
-                        e.proof.store(p.pack(), Ordering::Relaxed);
+                let n = e.visits.fetch_add(1, Ordering::Relaxed) + 1;
+                let q = match e.child.get() {
+                    Some(c) => {
+                        let p = c.proof();
+                        if p != Proof::Unknown {
+                            e.proof.store(p.pack(), Ordering::Relaxed);
+                        }
+                        -c.q()
                     }
-                }
-                e.visits.fetch_add(1, Ordering::Relaxed);
+                    None => e.q() + (value - e.q()) / n as f32,
+                };
+                e.q.store(q.to_bits(), Ordering::Relaxed);
                 e.in_flight.fetch_sub(1, Ordering::Relaxed);
             }
             node.visits.fetch_add(1, Ordering::Relaxed);
@@ -1065,6 +1068,7 @@ mod tests {
                 visits: AtomicU32::new(0),
                 in_flight: AtomicU32::new(0),
                 proof: AtomicU32::new(0),
+                q: AtomicU32::new(0),
                 child: OnceLock::new(),
             };
             let got = e.resolve(&b).expect("the piece is there");
