@@ -433,7 +433,8 @@ struct Worker<'a> {
     movegen: MoveGen,
     list: MoveList,
     bonus: Vec<i32>,
-    order: Vec<(f32, usize)>,
+    /// Sort keys of the moves by prior: bonus below the best in the high half, index low.
+    order: Vec<u64>,
     /// The nodes of the current descent with the edge taken from each.
     path: Vec<(Arc<Node>, usize)>,
 }
@@ -473,31 +474,47 @@ impl<'a> Worker<'a> {
         self.movegen.generate(&self.game, &mut self.list);
         let n = self.list.len();
         node.legal.store(n as u32, Ordering::Relaxed);
-        let target = target.min(n);
-        if target <= edges.len() {
+        if target.min(n) <= edges.len() {
             return;
         }
-        let add = target - edges.len();
-        if !self.sh.graph.reserve(add * EDGE_BYTES, force) {
+        // Grow at least to twice the edges (fewer regenerations), if that fits.
+        let doubled = target.max(2 * edges.len()).min(n);
+        let target = if self
+            .sh
+            .graph
+            .reserve((doubled - edges.len()) * EDGE_BYTES, force)
+        {
+            doubled
+        } else if self
+            .sh
+            .graph
+            .reserve((target.min(n) - edges.len()) * EDGE_BYTES, force)
+        {
+            target.min(n)
+        } else {
             return;
-        }
+        };
         super::worker::queen_bonus(&self.game, self.list.as_slice(), &mut self.bonus);
         let t = self.sh.params.prior_temperature;
         let top = self.bonus.iter().copied().max().unwrap_or(0);
+        let weight = |b: i32| ((b - top) as f32 / t).exp();
+        let total: f32 = self.bonus.iter().map(|&b| weight(b)).sum();
+        // Highest bonus first; ties in generation order, so every thread gets the same order.
         self.order.clear();
-        let mut total = 0.0;
-        for (i, &b) in self.bonus.iter().enumerate() {
-            let w = ((b - top) as f32 / t).exp();
-            total += w;
-            self.order.push((w, i));
-        }
-        // Highest prior first; ties in generation order, so every thread gets the same order.
-        self.order
-            .sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        edges.reserve_exact(add);
+        self.order.extend(
+            self.bonus
+                .iter()
+                .enumerate()
+                .map(|(i, &b)| ((top - b) as u64) << 32 | i as u64),
+        );
+        self.order.sort_unstable();
+        let made = edges.len();
+        edges.reserve_exact(target - made);
         let board = self.game.board();
-        for &(w, i) in &self.order[edges.len()..target] {
+        for &key in &self.order[made..target] {
+            let i = (key & 0xffff_ffff) as usize;
             let mv = self.list.as_slice()[i];
+            let w = weight(self.bonus[i]);
             let from = mv
                 .piece()
                 .and_then(|p| board.position(p))
