@@ -307,7 +307,7 @@ impl Engine {
     /// raised or the search ends by itself: nothing is reported and no move is chosen; the
     /// transposition table, killers and history are left warm for the next search. One line
     /// (whatever `MultiPV`), on one thread when `single_thread`, else on the engine's threads.
-    /// The Monte Carlo tree search keeps nothing between searches, and the lower playing
+    /// The Monte Carlo graph search keeps nothing between searches, and the lower playing
     /// levels start from cleared tables, so with them this does nothing.
     pub fn ponder(&mut self, game: &Game, single_thread: bool, stop: &AtomicBool) {
         if self.options.algorithm == Algorithm::Mcts
