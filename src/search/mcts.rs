@@ -659,95 +659,100 @@ impl<'a> Worker<'a> {
                     let e = &edges[i];
                     e.resolve(&self.game).map(|m| {
                         e.in_flight.fetch_add(1, Ordering::Relaxed);
-                        (i, m, e.proof(), e.child.get().cloned())
+                        let visits = e.visits.load(Ordering::Relaxed);
+                        (i, m, e.proof(), visits, e.child.get().cloned())
                     })
                 });
             };
-            let Some((i, m, edge_proof, child)) = chosen else {
+            let Some((i, m, edge_proof, edge_visits, child)) = chosen else {
                 value = node.q();
                 break;
             };
             self.game.play_unchecked(m);
-            self.path.push((Arc::clone(&node), i));
-            if self.game.state().is_over() {
-                let mover = self.game.side_to_move().opponent();
-                let proof = match self.game.state() {
-                    GameState::WhiteWins | GameState::BlackWins => {
-                        let mover_won =
-                            (self.game.state() == GameState::WhiteWins) == (mover == Color::White);
-                        if mover_won {
-                            Proof::Loss(0)
-                        } else {
-                            Proof::Win(0)
-                        }
-                    }
-                    _ => Proof::Draw,
-                };
-                node.edges()[i].proof.store(proof.pack(), Ordering::Relaxed);
-                value = proof.value().unwrap_or(0.0);
-                break;
-            }
-            if self.game.is_repetition() {
-                // A draw on this path only: nothing is stored.
-                value = 0.0;
-                break;
-            }
-            if let Some(v) = edge_proof.value() {
-                value = v;
-                break;
-            }
-            let child = match child {
-                Some(c) => c,
-                None => {
-                    let key = position_key(&self.game);
-                    let (c, made) = match sh.graph.get(key) {
-                        Some(c) => (c, false),
-                        None => {
-                            let (v, proof) = self.leaf();
-                            let e = &node.edges()[i];
-                            // A node is stored from the second visit on (most leaves get one).
-                            let stored = if e.visits.load(Ordering::Relaxed) == 0 {
-                                None
+            // The child to descend into, or the value (child's view) that ends the descent.
+            let step: Result<Arc<Node>, f32> = 'step: {
+                if self.game.state().is_over() {
+                    let mover = self.game.side_to_move().opponent();
+                    let proof = match self.game.state() {
+                        GameState::WhiteWins | GameState::BlackWins => {
+                            let mover_won = (self.game.state() == GameState::WhiteWins)
+                                == (mover == Color::White);
+                            if mover_won {
+                                Proof::Loss(0)
                             } else {
-                                sh.graph.get_or_insert(key, v, proof)
-                            };
-                            match stored {
-                                Some(found) => found,
-                                None => {
-                                    // Evaluated but not stored (first visit, or a full
-                                    // graph); a proof stays on the edge.
-                                    if proof != Proof::Unknown {
-                                        e.proof.store(proof.pack(), Ordering::Relaxed);
-                                    }
-                                    value = v;
-                                    break;
-                                }
+                                Proof::Win(0)
                             }
                         }
+                        _ => Proof::Draw,
                     };
-                    let _ = node.edges()[i].child.set(Arc::clone(&c));
-                    if made {
-                        value = c.q();
-                        break;
-                    }
-                    c
+                    node.edges()[i].proof.store(proof.pack(), Ordering::Relaxed);
+                    break 'step Err(proof.value().unwrap_or(0.0));
                 }
+                if self.game.is_repetition() {
+                    // A draw on this path only: nothing is stored.
+                    break 'step Err(0.0);
+                }
+                if let Some(v) = edge_proof.value() {
+                    break 'step Err(v);
+                }
+                let child = match child {
+                    Some(c) => c,
+                    None => {
+                        let key = position_key(&self.game);
+                        let (c, made) = match sh.graph.get(key) {
+                            Some(c) => (c, false),
+                            None => {
+                                let (v, proof) = self.leaf();
+                                // A node is stored from the second visit on (most leaves get
+                                // one).
+                                let stored = if edge_visits == 0 {
+                                    None
+                                } else {
+                                    sh.graph.get_or_insert(key, v, proof)
+                                };
+                                match stored {
+                                    Some(found) => found,
+                                    None => {
+                                        // Evaluated but not stored (first visit, or a full
+                                        // graph); a proof stays on the edge.
+                                        if proof != Proof::Unknown {
+                                            node.edges()[i]
+                                                .proof
+                                                .store(proof.pack(), Ordering::Relaxed);
+                                        }
+                                        break 'step Err(v);
+                                    }
+                                }
+                            }
+                        };
+                        let _ = node.edges()[i].child.set(Arc::clone(&c));
+                        if made {
+                            break 'step Err(c.q());
+                        }
+                        c
+                    }
+                };
+                let child_proof = child.proof();
+                if let Some(v) = child_proof.value() {
+                    node.edges()[i]
+                        .proof
+                        .store(child_proof.pack(), Ordering::Relaxed);
+                    break 'step Err(v);
+                }
+                if edge_visits < child.visits() {
+                    // The child knows more than this edge has counted: take its value.
+                    break 'step Err(child.q());
+                }
+                Ok(child)
             };
-            let child_proof = child.proof();
-            if let Some(v) = child_proof.value() {
-                node.edges()[i]
-                    .proof
-                    .store(child_proof.pack(), Ordering::Relaxed);
-                value = v;
-                break;
+            self.path.push((node, i));
+            match step {
+                Ok(child) => node = child,
+                Err(v) => {
+                    value = v;
+                    break;
+                }
             }
-            let edge_visits = node.edges()[i].visits.load(Ordering::Relaxed);
-            if edge_visits < child.visits() {
-                // The child knows more than this edge has counted: take its value.
-                value = child.q();
-                break;
-            }
-            node = child;
         }
         self.backup(value);
     }
@@ -774,15 +779,15 @@ impl<'a> Worker<'a> {
                 };
                 e.q.store(q.to_bits(), Ordering::Relaxed);
                 e.in_flight.fetch_sub(1, Ordering::Relaxed);
-            }
-            node.visits.fetch_add(1, Ordering::Relaxed);
-            node.value
-                .fetch_add((value * VALUE_ONE) as i64, Ordering::Relaxed);
-            // The root's proof is looked at again: a shorter win may turn up.
-            if node.proof() == Proof::Unknown || self.path.is_empty() {
-                let proof = prove(&node);
-                if proof != Proof::Unknown {
-                    node.proof.store(proof.pack(), Ordering::Relaxed);
+                node.visits.fetch_add(1, Ordering::Relaxed);
+                node.value
+                    .fetch_add((value * VALUE_ONE) as i64, Ordering::Relaxed);
+                // The root's proof is looked at again: a shorter win may turn up.
+                if node.proof() == Proof::Unknown || self.path.is_empty() {
+                    let proof = prove(&node, &edges);
+                    if proof != Proof::Unknown {
+                        node.proof.store(proof.pack(), Ordering::Relaxed);
+                    }
                 }
             }
         }
@@ -790,8 +795,7 @@ impl<'a> Worker<'a> {
 }
 
 /// The proof of `node` from its edges' proofs (`Unknown` when they do not settle it).
-fn prove(node: &Node) -> Proof {
-    let edges = node.edges();
+fn prove(node: &Node, edges: &[Edge]) -> Proof {
     let legal = node.legal.load(Ordering::Relaxed) as usize;
     let mut shortest_win = None;
     let mut longest_loss = 0;
