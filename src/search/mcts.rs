@@ -976,8 +976,11 @@ pub fn search(
         run(Some(report));
     } else {
         std::thread::scope(|s| {
-            for _ in 1..threads {
-                s.spawn(|| run(None));
+            for i in 1..threads {
+                // A helper the system refuses to start only leaves fewer threads.
+                let _ = std::thread::Builder::new()
+                    .name(format!("waggle-mcts-{i}"))
+                    .spawn_scoped(s, || run(None));
             }
             run(Some(report));
         });
