@@ -1,13 +1,14 @@
 //! The search solves the Mzinga puzzle suites: the one move that forces a win within the listed
 //! depth, and the one move that stops the opponent winning next turn, at that depth, with one
-//! thread and with two.
+//! thread and with two; by alpha-beta, and by MCTS with `visits_for_depth(depth)` iterations
+//! (1000 x 2^(depth-1): 1,000 at depth 1 up to 16,000 at depth 5).
 
 mod common;
 
 use std::sync::atomic::AtomicBool;
 use waggle::core::Move;
 use waggle::notation::{format_move, parse_game_string, parse_move};
-use waggle::search::{Engine, EngineOptions, Limits};
+use waggle::search::{Algorithm, Engine, EngineOptions, Limits};
 
 struct Puzzle {
     game: String,
@@ -31,6 +32,12 @@ fn read_puzzles(file: &str) -> Vec<Puzzle> {
 }
 
 fn solve(file: &str, threads: usize) {
+    solve_with(file, threads, Algorithm::AlphaBeta);
+}
+
+/// Every puzzle of `file` solved by `algorithm` on `threads` threads at the puzzle's depth
+/// (for MCTS, `visits_for_depth(depth)` iterations).
+fn solve_with(file: &str, threads: usize, algorithm: Algorithm) {
     let puzzles = read_puzzles(file);
     assert!(!puzzles.is_empty(), "{file} has no puzzles");
     let mut failures = Vec::new();
@@ -42,6 +49,7 @@ fn solve(file: &str, threads: usize) {
         let mut engine = Engine::new(EngineOptions {
             threads,
             hash_mb: 16,
+            algorithm,
             ..EngineOptions::default()
         });
         let stop = AtomicBool::new(false);
@@ -93,4 +101,40 @@ fn block_winning_move_one_thread() {
 #[test]
 fn block_winning_move_two_threads() {
     solve("GameAI_BlockWinningMoveIsBestMoveTest.csv", 2);
+}
+
+#[test]
+fn mcts_forced_win_puzzles_one_thread() {
+    solve_with(
+        "PuzzleCandidate_IsOneBestMoveToForceWinPuzzleTest.csv",
+        1,
+        Algorithm::Mcts,
+    );
+}
+
+#[test]
+fn mcts_forced_win_puzzles_two_threads() {
+    solve_with(
+        "PuzzleCandidate_IsOneBestMoveToForceWinPuzzleTest.csv",
+        2,
+        Algorithm::Mcts,
+    );
+}
+
+#[test]
+fn mcts_block_winning_move_one_thread() {
+    solve_with(
+        "GameAI_BlockWinningMoveIsBestMoveTest.csv",
+        1,
+        Algorithm::Mcts,
+    );
+}
+
+#[test]
+fn mcts_block_winning_move_two_threads() {
+    solve_with(
+        "GameAI_BlockWinningMoveIsBestMoveTest.csv",
+        2,
+        Algorithm::Mcts,
+    );
 }

@@ -273,8 +273,8 @@ impl Engine {
     /// limits are reached, with the best move found so far; `report` receives a [`SearchInfo`]
     /// after each completed iteration. The move returned is always legal.
     ///
-    /// With [`Algorithm::Mcts`] the Monte Carlo tree search of [`mcts`] chooses instead (its
-    /// threads grow separate trees, merged at the end).
+    /// With [`Algorithm::Mcts`] the Monte Carlo graph search of [`mcts`] chooses instead (its
+    /// threads share one graph; `depth N` means [`mcts::visits_for_depth`]`(N)` iterations).
     pub fn search(
         &mut self,
         game: &Game,
@@ -283,7 +283,7 @@ impl Engine {
         report: &mut dyn FnMut(&SearchInfo),
     ) -> Move {
         if self.options.algorithm == Algorithm::Mcts {
-            let weights = &self.params.weights;
+            let weights = eval::PreparedWeights::new(&self.params.weights, game.game_type());
             return mcts::search(
                 game,
                 limits,
@@ -291,7 +291,7 @@ impl Engine {
                 self.options.threads,
                 self.options.hash_mb,
                 mcts::MctsParams::default(),
-                &|g: &Game| eval::evaluate(g, weights),
+                &|g: &Game| eval::evaluate_prepared(g, &weights),
                 report,
             );
         }
@@ -311,7 +311,7 @@ impl Engine {
     /// raised or the search ends by itself: nothing is reported and no move is chosen; the
     /// transposition table, killers and history are left warm for the next search. One line
     /// (whatever `MultiPV`), on one thread when `single_thread`, else on the engine's threads.
-    /// The Monte Carlo tree search keeps nothing between searches, and the lower playing
+    /// The Monte Carlo graph search keeps nothing between searches, and the lower playing
     /// levels start from cleared tables, so with them this does nothing.
     pub fn ponder(&mut self, game: &Game, single_thread: bool, stop: &AtomicBool) {
         if self.options.algorithm == Algorithm::Mcts

@@ -841,6 +841,56 @@ impl Worker {
     }
 }
 
+/// The history-free part of the move ordering, for the Monte Carlo search's priors: for each
+/// of `moves` (legal in `game`) the bonus [`Worker`]'s ordering gives it for the queens'
+/// neighbourhoods (onto or next to the enemy queen, leaving it, relieving or crowding the own
+/// queen), written to `out`; no killers or history, so the result depends on the position only.
+pub(super) fn queen_bonus(game: &Game, moves: &[Move], out: &mut Vec<i32>) {
+    out.clear();
+    let me = game.side_to_move();
+    let board = game.board();
+    let enemy_q = board.position(Piece::queen(me.opponent()));
+    let my_q = board.position(Piece::queen(me));
+    let ring = |q: Option<Cell>| q.map_or(&[][..], |q| &q.neighbours()[..]);
+    // Per piece id: bits 3 to 5 of the index into `BONUS`, as in `Worker::score_moves`.
+    let mut flags = [0u8; 32];
+    for (&c, flag) in ring(enemy_q)
+        .iter()
+        .map(|c| (c, LEAVES_ENEMY_QUEEN))
+        .chain(ring(my_q).iter().map(|c| (c, LEAVES_OWN_QUEEN)))
+    {
+        if board.height(c) == 1
+            && let Some(p) = board.top(c)
+        {
+            flags[p.id() & 31] |= flag;
+        }
+    }
+    flags[Piece::queen(me).id()] |= IS_OWN_QUEEN;
+    for &m in moves {
+        let Some(piece) = m.piece() else {
+            out.push(0);
+            continue;
+        };
+        let to = m.to();
+        let mut z = 0;
+        if enemy_q == Some(to) {
+            z |= ON_ENEMY_QUEEN;
+        }
+        if ring(enemy_q).contains(&to) {
+            z |= NEXT_TO_ENEMY_QUEEN;
+        }
+        if ring(my_q).contains(&to) {
+            z |= NEXT_TO_OWN_QUEEN;
+        }
+        let (enemy_bonus, own_bonus) = BONUS[(z | flags[piece.id() & 31]) as usize & 63];
+        out.push(if enemy_bonus < ORDER_TACTICAL {
+            enemy_bonus + own_bonus
+        } else {
+            enemy_bonus
+        });
+    }
+}
+
 /// Marks of [`Worker::zone`]: the enemy queen's cell, its neighbours, the own queen's
 /// neighbours.
 const ON_ENEMY_QUEEN: u8 = 1;

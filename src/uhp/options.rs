@@ -137,7 +137,7 @@ impl OptionId {
                 "search threads besides the main one: Auto (the default: the available cores minus one), None (0) or a number; match runners pin one thread with None"
             }
             OptionId::TranspositionTableSizeMB => {
-                "memory for the transposition table (or the MCTS tree) in MiB"
+                "memory for the transposition table (or the MCTS graph) in MiB"
             }
             OptionId::SearchAlgorithm => "AlphaBeta (the default) or MCTS",
             OptionId::ReportIntermediateBestMoves => {
