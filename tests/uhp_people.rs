@@ -21,6 +21,15 @@ fn engine_with_game(args: &[&str]) -> (Engine, String) {
     (engine, game)
 }
 
+/// Closes the engine's input and checks that it exits with status 0 within 5 s.
+fn expect_clean_exit(engine: &mut Engine) {
+    engine.close_stdin();
+    let (status, _) = engine
+        .wait_exit(Duration::from_secs(5))
+        .expect("no exit at end of input");
+    assert!(status.success(), "{status}");
+}
+
 /// Checks an `analyse` reply (without its `ok`): readable lines, then the move alone.
 fn check_analysis(game: &str, lines: &[String], ranks: usize) {
     let (answer, reports) = lines.split_last().expect("an answer");
@@ -82,11 +91,7 @@ fn sigint_ends_an_analysis_without_limit() {
     thread::sleep(Duration::from_millis(50));
     let moves = engine.ask("validmoves");
     assert_eq!(moves.len(), 1, "{moves:?}");
-    engine.close_stdin();
-    let (status, _) = engine
-        .wait_exit(Duration::from_secs(5))
-        .expect("no exit at end of input");
-    assert!(status.success(), "{status}");
+    expect_clean_exit(&mut engine);
 }
 
 /// Sends `commands` one at a time, each after a pause of 0 to 4 ms (long enough for a pondering
@@ -143,11 +148,7 @@ fn pondering_answers_every_command_within_10_ms_of_an_idle_engine() {
         // Every play was taken back: the game is where it started.
         assert_eq!(engine.ask("validmoves"), before);
         results.push((ponder, summary(&mut times)));
-        engine.close_stdin();
-        let (status, _) = engine
-            .wait_exit(Duration::from_secs(5))
-            .expect("no exit at end of input");
-        assert!(status.success(), "{status}");
+        expect_clean_exit(&mut engine);
     }
     for (ponder, (worst, p99, median)) in &results {
         eprintln!(
@@ -177,9 +178,5 @@ fn a_pondering_engine_prints_nothing_unprompted_and_ignores_sigint() {
     assert!(!moves[0].starts_with("err"), "{moves:?}");
     let reply = engine.ask("bestmove depth 3");
     assert_eq!(reply.len(), 1, "{reply:?}");
-    engine.close_stdin();
-    let (status, _) = engine
-        .wait_exit(Duration::from_secs(5))
-        .expect("no exit at end of input");
-    assert!(status.success(), "{status}");
+    expect_clean_exit(&mut engine);
 }
