@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use waggle::core::perft::{perft, perft_divide};
 use waggle::eval::EvalWeights;
 use waggle::learn::datagen::{DatagenConfig, generate};
-use waggle::learn::texel::{Dataset, tune};
+use waggle::learn::texel::{Dataset, TuneOptions, tune};
 use waggle::notation::{format_move, parse_game_string};
 use waggle::search::{Engine, EngineOptions, Limits, SearchParams};
 
@@ -30,6 +30,11 @@ struct Cli {
     /// take their own `--weights`.
     #[arg(long, value_name = "FILE")]
     weights: Option<PathBuf>,
+    /// The UHP engine (no subcommand) searches with this search parameter changed
+    /// (repeatable; the field names of `SearchParams`, e.g. `--search lmr_percent=120`), for
+    /// tuning matches; `bench` takes its own `--search`.
+    #[arg(long = "search", value_name = "NAME=VALUE", value_parser = parse_option)]
+    search: Vec<(String, String)>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -38,6 +43,14 @@ fn parse_option(s: &str) -> Result<(String, String), String> {
     s.split_once('=')
         .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
         .ok_or_else(|| format!("expected NAME=VALUE, got '{s}'"))
+}
+
+/// A number from 0 to 1.
+fn fraction(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("expected a number from 0 to 1, got '{s}'")),
+    }
 }
 
 #[derive(Subcommand)]
@@ -88,6 +101,9 @@ enum Command {
         /// compiled-in weights.
         #[arg(long, value_name = "FILE")]
         weights: Option<PathBuf>,
+        /// A search parameter changed (repeatable; see the engine's `--search`).
+        #[arg(long = "search", value_name = "NAME=VALUE", value_parser = parse_option)]
+        search: Vec<(String, String)>,
     },
     /// Plays self-play games at a fixed depth from random openings (half of them Base+MLP, the
     /// rest spread over all eight game types) and writes their quiet positions, one a line:
@@ -143,6 +159,14 @@ enum Command {
         /// Most passes of coordinate descent.
         #[arg(long, default_value_t = 100)]
         iterations: u32,
+        /// Share of the search's score in the target (0 = the game's result only, 1 = the
+        /// score only).
+        #[arg(long, default_value_t = 0.0, value_parser = fraction)]
+        lambda: f64,
+        /// Share of the positions (the last ones of the file) held out of the fit: the fit
+        /// stops when a pass does not lower their loss (0 = none).
+        #[arg(long, default_value_t = 0.1, value_parser = fraction)]
+        holdout: f64,
     },
 }
 
@@ -156,12 +180,12 @@ pub fn run() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
         None => {
-            let weights = cli
-                .weights
-                .as_deref()
-                .map(|p| load_weights(Some(p)))
-                .transpose()?;
-            waggle::uhp::run_stdio(&cli.options, weights).context("UHP engine input/output failed")
+            let params = if cli.weights.is_some() || !cli.search.is_empty() {
+                Some(search_params(cli.weights.as_deref(), &cli.search)?)
+            } else {
+                None
+            };
+            waggle::uhp::run_stdio(&cli.options, params).context("UHP engine input/output failed")
         }
         Some(Command::Perft {
             game,
@@ -175,12 +199,13 @@ pub fn run() -> Result<()> {
             hash,
             multi_pv,
             weights,
+            search,
         }) => run_bench(
             depth,
             threads,
             hash,
             multi_pv,
-            &load_weights(weights.as_deref())?,
+            search_params(weights.as_deref(), &search)?,
         ),
         Some(Command::Svg { game, out }) => run_svg(&game, out.as_deref()),
         Some(Command::Datagen {
@@ -216,7 +241,21 @@ pub fn run() -> Result<()> {
             out,
             start,
             iterations,
-        }) => run_tune(&data, &out, &load_weights(start.as_deref())?, iterations),
+            lambda,
+            holdout,
+        }) => {
+            let options = TuneOptions {
+                max_passes: iterations,
+                lambda,
+            };
+            run_tune(
+                &data,
+                &out,
+                &load_weights(start.as_deref())?,
+                options,
+                holdout,
+            )
+        }
     }
 }
 
@@ -270,6 +309,19 @@ fn run_svg(game: &str, out: Option<&Path>) -> Result<()> {
     }
 }
 
+/// The default search parameters with the weights of `weights` (see [`load_weights`]) and the
+/// parameters of `changes` (name, value) changed.
+fn search_params(weights: Option<&Path>, changes: &[(String, String)]) -> Result<SearchParams> {
+    let mut params = SearchParams {
+        weights: load_weights(weights)?,
+        ..SearchParams::default()
+    };
+    for (name, value) in changes {
+        params.set(name, value).map_err(anyhow::Error::msg)?;
+    }
+    Ok(params)
+}
+
 /// The weights of `path`, or the compiled-in ones without a path.
 fn load_weights(path: Option<&Path>) -> Result<EvalWeights> {
     let Some(path) = path else {
@@ -285,7 +337,7 @@ fn run_bench(
     threads: usize,
     hash_mb: usize,
     multi_pv: usize,
-    weights: &EvalWeights,
+    params: SearchParams,
 ) -> Result<()> {
     let mut engine = Engine::new(EngineOptions {
         threads: threads.max(1),
@@ -293,10 +345,7 @@ fn run_bench(
         multi_pv: multi_pv.max(1),
         ..EngineOptions::default()
     });
-    engine.set_params(SearchParams {
-        weights: weights.clone(),
-        ..SearchParams::default()
-    });
+    engine.set_params(params);
     let stop = AtomicBool::new(false);
     let limits = Limits {
         depth: Some(depth),
@@ -389,28 +438,42 @@ fn run_datagen(config: &DatagenConfig, out: &Path) -> Result<()> {
     Ok(())
 }
 
-fn run_tune(data: &Path, out: &Path, start: &EvalWeights, iterations: u32) -> Result<()> {
+fn run_tune(
+    data: &Path,
+    out: &Path,
+    start: &EvalWeights,
+    options: TuneOptions,
+    holdout: f64,
+) -> Result<()> {
     let t = Instant::now();
     let text =
         std::fs::read_to_string(data).with_context(|| format!("cannot read {}", data.display()))?;
-    let dataset =
+    let mut dataset =
         Dataset::from_text(&text).with_context(|| format!("bad data file {}", data.display()))?;
+    let held_out = dataset.split_off(holdout);
     eprintln!(
-        "loaded {} positions ({} finished games left out) in {:.1} s",
-        dataset.len(),
+        "loaded {} positions ({} held out, {} finished games left out) in {:.1} s",
+        dataset.len() + held_out.len(),
+        held_out.len(),
         dataset.skipped(),
         t.elapsed().as_secs_f64()
     );
     let t = Instant::now();
-    let result = tune(&dataset, start, iterations, &mut |p| {
+    let result = tune(&dataset, Some(&held_out), start, options, &mut |p| {
+        let held = p
+            .held_out
+            .map_or(String::new(), |l| format!(", held out {l:.6}"));
         eprintln!(
-            "pass {}: loss {:.6}, {} weights changed",
+            "pass {}: loss {:.6}{held}, {} weights changed",
             p.pass, p.loss, p.changed
         );
     })
     .with_context(|| format!("cannot tune on {}", data.display()))?;
+    let held = result.held_out.map_or(String::new(), |(a, b)| {
+        format!(", held out {a:.6} -> {b:.6}")
+    });
     eprintln!(
-        "K = {:.6}, loss {:.6} -> {:.6} in {} passes, {:.1} s",
+        "K = {:.6}, loss {:.6} -> {:.6}{held} in {} passes, {:.1} s",
         result.k,
         result.initial_loss,
         result.final_loss,
@@ -418,9 +481,10 @@ fn run_tune(data: &Path, out: &Path, start: &EvalWeights, iterations: u32) -> Re
         t.elapsed().as_secs_f64()
     );
     let text = format!(
-        "# Fitted by `waggle tune` to {} ({} positions): K = {:.6}, loss {:.6} -> {:.6}.\n{}",
+        "# Fitted by `waggle tune` to {} ({} positions, lambda {}): K = {:.6}, loss {:.6} -> {:.6}{held}.\n{}",
         data.display(),
         dataset.len(),
+        options.lambda,
         result.k,
         result.initial_loss,
         result.final_loss,

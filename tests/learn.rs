@@ -223,3 +223,64 @@ fn the_uhp_engine_plays_with_a_weights_file() {
     assert!(uhp_eval_total(&[]).starts_with(&format!("total {default} ")));
     assert!(uhp_eval_total(&["--weights", path]).starts_with("total 1000 "));
 }
+
+#[test]
+fn search_parameters_from_the_command_line_change_the_search() {
+    let default = bench_without_times(&["bench", "--depth", "4"]);
+    // Setting a parameter to its default value changes nothing; another value does.
+    assert_eq!(
+        bench_without_times(&["bench", "--depth", "4", "--search", "lmr_percent=100"]),
+        default
+    );
+    let stronger = bench_without_times(&["bench", "--depth", "4", "--search", "lmr_percent=200"]);
+    assert_ne!(stronger.last(), default.last());
+    for bad in ["lmr_percent=lots", "no_such_thing=1", "lmr_percent"] {
+        for args in [
+            vec!["bench", "--depth", "1", "--search", bad],
+            vec!["--search", bad],
+        ] {
+            let out = Command::new(env!("CARGO_BIN_EXE_waggle"))
+                .args(&args)
+                .stdin(std::process::Stdio::null())
+                .output()
+                .expect("run waggle");
+            assert!(!out.status.success(), "{args:?}");
+            assert!(!String::from_utf8_lossy(&out.stderr).is_empty(), "{args:?}");
+        }
+    }
+}
+
+#[test]
+fn every_search_parameter_can_be_set_by_name() {
+    use waggle::search::SearchParams;
+    let mut p = SearchParams::default();
+    for (name, value) in [
+        ("aspiration", "false"),
+        ("lmr", "false"),
+        ("lmr_percent", "150"),
+        ("quiescence", "false"),
+        ("quiescence_pressure", "3"),
+        ("quiescence_plies", "4"),
+        ("rfp_margin", "75"),
+        ("futility_margin", "200"),
+        ("lmp_base", "6"),
+    ] {
+        p.set(name, value).expect("a known parameter");
+    }
+    let expected = SearchParams {
+        aspiration: false,
+        lmr: false,
+        lmr_percent: 150,
+        quiescence: false,
+        quiescence_pressure: 3,
+        quiescence_plies: 4,
+        rfp_margin: 75,
+        futility_margin: 200,
+        lmp_base: 6,
+        ..SearchParams::default()
+    };
+    assert_eq!(p, expected);
+    assert!(p.set("lmr_percent", "-1").is_err());
+    assert!(p.set("weights", "1").is_err());
+    assert_eq!(p, expected);
+}

@@ -1,13 +1,16 @@
 //! Texel tuning: fitting [`EvalWeights`] to game results by logistic regression.
 //!
 //! The model predicts the result of a position for the side to move as
-//! `sigmoid(K * eval)`, and the loss is the mean squared difference from the results (1, 0.5,
-//! 0). The evaluation is linear in every weight: each position is turned once into a feature
+//! `sigmoid(K * eval)`, and the loss is the mean squared difference from a target: the game's
+//! result (1, 0.5, 0), or a blend `(1 - lambda) * result + lambda * sigmoid(K * score)` with
+//! the search's score of the position ([`TuneOptions::lambda`]). The evaluation is linear in every weight: each position is turned once into a feature
 //! vector `f` with `eval = sum(w[i] * f[i])` (the evaluation with only weight `i` set, see
 //! [`features`]; the only difference from [`evaluate`] is its rounding of the values blended
 //! by game phase, a few units at most). [`tune`] first fits `K` to the starting weights, then
 //! changes one integer weight at a time by steps of 1 while the loss falls (coordinate
-//! descent), pass after pass, with `K` fixed.
+//! descent), pass after pass, with `K` fixed. With a held-out set the descent stops at the
+//! first pass that does not lower the held-out loss, and the weights of the best pass are kept
+//! (early stopping: the fit to the training set alone always improves, the play does not).
 
 use super::data::{DataError, Sample};
 use crate::core::Game;
@@ -61,6 +64,8 @@ pub struct Dataset {
     features: Vec<f64>,
     /// The results for the side to move.
     results: Vec<f64>,
+    /// The search's scores for the side to move.
+    scores: Vec<f64>,
     /// Positions left out because the game was over.
     skipped: usize,
 }
@@ -71,7 +76,7 @@ impl Dataset {
         let mut d = Dataset::default();
         for s in samples {
             if let Ok(game) = parse_game_string(&s.game, true) {
-                d.push(&game, s.result.value());
+                d.push(&game, s.result.value(), s.score);
             }
         }
         d
@@ -87,18 +92,44 @@ impl Dataset {
             }
             let s = Sample::parse_line(line).map_err(|e| TuneError::Line(i + 1, e))?;
             let game = parse_game_string(&s.game, true).map_err(|e| TuneError::Game(i + 1, e))?;
-            d.push(&game, s.result.value());
+            d.push(&game, s.result.value(), s.score);
         }
         Ok(d)
     }
 
-    fn push(&mut self, game: &Game, result: f64) {
+    fn push(&mut self, game: &Game, result: f64, score: i32) {
         if game.state().is_over() {
             self.skipped += 1;
             return;
         }
         self.features.extend(features(game));
         self.results.push(result);
+        self.scores.push(f64::from(score));
+    }
+
+    /// Moves the last `fraction` of the positions (at least one when there are two or more,
+    /// and never all) into a new data set, to be held out of the fit. Data files are written
+    /// in game order, so the two sets share at most one game.
+    pub fn split_off(&mut self, fraction: f64) -> Dataset {
+        let n = self.len();
+        let wanted = (n as f64 * fraction.clamp(0.0, 1.0)).round() as usize;
+        let keep = n - wanted.clamp(usize::from(fraction > 0.0 && n > 1), n.saturating_sub(1));
+        let width = self.features.len() / n.max(1);
+        Dataset {
+            features: self.features.split_off(keep * width),
+            results: self.results.split_off(keep),
+            scores: self.scores.split_off(keep),
+            skipped: 0,
+        }
+    }
+
+    /// The targets: `(1 - lambda) * result + lambda * sigmoid(k * score)`.
+    fn targets(&self, k: f64, lambda: f64) -> Vec<f64> {
+        self.results
+            .iter()
+            .zip(&self.scores)
+            .map(|(&r, &s)| (1.0 - lambda) * r + lambda * sigmoid(k * s))
+            .collect()
     }
 
     /// Number of positions.
@@ -124,31 +155,35 @@ impl Dataset {
             .collect()
     }
 
-    /// The mean squared error of `sigmoid(k * (evals + step * feature i))` against the
-    /// results (`step` 0 for the evaluations as they are).
-    fn loss(&self, evals: &[f64], k: f64, i: usize, step: f64) -> f64 {
+    /// The mean squared error of `sigmoid(k * (evals + step * feature i))` against
+    /// `targets` (`step` 0 for the evaluations as they are).
+    fn loss(&self, evals: &[f64], targets: &[f64], k: f64, i: usize, step: f64) -> f64 {
         let n = evals.len();
         let width = self.features.len() / n.max(1);
         let mut sum = 0.0;
-        for (j, (&e, &r)) in evals.iter().zip(&self.results).enumerate() {
-            let e = e + step * self.features[j * width + i];
-            let p = 1.0 / (1.0 + (-k * e).exp());
-            sum += (r - p) * (r - p);
+        for (j, (&e, &t)) in evals.iter().zip(targets).enumerate() {
+            let p = sigmoid(k * (e + step * self.features[j * width + i]));
+            sum += (t - p) * (t - p);
         }
         sum / n as f64
     }
 
-    /// The mean squared error of the predictions of weights `w` with scale `k`.
+    /// The mean squared error of the predictions of weights `w` with scale `k` against the
+    /// results.
     pub fn mean_error(&self, w: &EvalWeights, k: f64) -> f64 {
-        self.loss(&self.evals(&w.to_vec()), k, 0, 0.0)
+        self.loss(&self.evals(&w.to_vec()), &self.results, k, 0, 0.0)
     }
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
 }
 
 /// The `K` that fits the data best with weights `w` (golden-section search of `ln K` between
 /// 10^-5 and 1).
 pub fn fit_k(data: &Dataset, w: &EvalWeights) -> f64 {
     let evals = data.evals(&w.to_vec());
-    let loss = |ln_k: f64| data.loss(&evals, ln_k.exp(), 0, 0.0);
+    let loss = |ln_k: f64| data.loss(&evals, &data.results, ln_k.exp(), 0, 0.0);
     let (mut lo, mut hi) = ((1e-5f64).ln(), 0.0f64);
     let g = (5f64.sqrt() - 1.0) / 2.0;
     let (mut a, mut b) = (hi - g * (hi - lo), lo + g * (hi - lo));
@@ -176,6 +211,8 @@ pub struct TunePass {
     pub pass: u32,
     /// The loss after it.
     pub loss: f64,
+    /// The held-out loss after it, when there is a held-out set.
+    pub held_out: Option<f64>,
     /// Weights changed in it.
     pub changed: usize,
 }
@@ -191,36 +228,63 @@ pub struct TuneResult {
     pub initial_loss: f64,
     /// The loss of the fitted weights.
     pub final_loss: f64,
+    /// The held-out loss of the starting and of the fitted weights, when there is a held-out
+    /// set.
+    pub held_out: Option<(f64, f64)>,
     /// Passes made.
     pub passes: u32,
 }
 
-/// Fits the weights, from `start`, to the results of `data`: `K` first, then at most
-/// `max_passes` passes of coordinate descent (stopping early when a pass changes nothing).
+/// How [`tune`] fits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TuneOptions {
+    /// Most passes of coordinate descent.
+    pub max_passes: u32,
+    /// Share of the search's score in the target, from 0 (the game's result only) to 1 (the
+    /// score only, squashed by the same `sigmoid(K * x)`).
+    pub lambda: f64,
+}
+
+/// Fits the weights, from `start`, to the targets of `data` (see [`TuneOptions`]): `K`
+/// first (to the results, with the starting weights), then at most `max_passes` passes of
+/// coordinate descent, stopping early when a pass changes nothing or, with a `held_out` set,
+/// when a pass does not lower its loss (the weights of the best pass are returned).
 /// `progress` receives every pass.
 pub fn tune(
     data: &Dataset,
+    held_out: Option<&Dataset>,
     start: &EvalWeights,
-    max_passes: u32,
+    options: TuneOptions,
     progress: &mut dyn FnMut(&TunePass),
 ) -> Result<TuneResult, TuneError> {
     if data.is_empty() {
         return Err(TuneError::Empty);
     }
+    let held_out = held_out.filter(|h| !h.is_empty());
     let k = fit_k(data, start);
+    let targets = data.targets(k, options.lambda);
     let mut w = start.to_vec();
     let mut evals = data.evals(&w);
-    let initial_loss = data.loss(&evals, k, 0, 0.0);
+    let initial_loss = data.loss(&evals, &targets, k, 0, 0.0);
     let mut best = initial_loss;
+    // The held-out targets, and the held-out loss of weights.
+    let check = held_out.map(|h| (h, h.targets(k, options.lambda)));
+    let check_loss = |w: &[i32]| {
+        check
+            .as_ref()
+            .map(|(h, t)| h.loss(&h.evals(w), t, k, 0, 0.0))
+    };
+    let initial_held_out = check_loss(&w);
+    let mut best_held_out = initial_held_out.map(|l| (l, w.clone(), best));
     let mut passes = 0;
-    while passes < max_passes {
+    while passes < options.max_passes {
         passes += 1;
         let mut changed = 0;
         for i in 0..w.len() {
             let mut moved = false;
             for step in [1.0, -1.0] {
                 loop {
-                    let trial = data.loss(&evals, k, i, step);
+                    let trial = data.loss(&evals, &targets, k, i, step);
                     if trial >= best - 1e-12 {
                         break;
                     }
@@ -238,20 +302,34 @@ pub fn tune(
             }
             changed += moved as usize;
         }
+        let pass_held_out = check_loss(&w);
         progress(&TunePass {
             pass: passes,
             loss: best,
+            held_out: pass_held_out,
             changed,
         });
         if changed == 0 {
             break;
         }
+        if let (Some(l), Some((best_l, best_w, best_loss))) = (pass_held_out, &mut best_held_out) {
+            if l >= *best_l {
+                break;
+            }
+            (*best_l, *best_w, *best_loss) = (l, w.clone(), best);
+        }
+    }
+    let mut final_loss = best;
+    let mut held_out_losses = None;
+    if let (Some(first), Some((l, best_w, best_loss))) = (initial_held_out, best_held_out) {
+        (w, final_loss, held_out_losses) = (best_w, best_loss, Some((first, l)));
     }
     Ok(TuneResult {
         weights: EvalWeights::from_slice(&w).expect("one value per weight"),
         k,
         initial_loss,
-        final_loss: best,
+        final_loss,
+        held_out: held_out_losses,
         passes,
     })
 }
@@ -311,17 +389,96 @@ mod tests {
         let mut data = Dataset::default();
         for g in positions(400) {
             let e = evaluate(&g, &truth);
-            data.push(&g, if e > 0 { 1.0 } else { 0.0 });
+            data.push(&g, if e > 0 { 1.0 } else { 0.0 }, 0);
         }
         let mut passes = Vec::new();
-        let r = tune(&data, &start, 4, &mut |p| passes.push(p.clone())).expect("data");
+        let r = tune(&data, None, &start, options(4, 0.0), &mut |p| {
+            passes.push(p.clone())
+        })
+        .expect("data");
         assert!(r.weights.tempo > start.tempo, "{:?}", r.weights);
         assert!(r.final_loss < r.initial_loss, "{r:?}");
         assert_eq!(passes.len() as u32, r.passes);
         assert!(passes.windows(2).all(|p| p[1].loss <= p[0].loss));
+        assert!(passes.iter().all(|p| p.held_out.is_none()) && r.held_out.is_none());
         assert_eq!(
-            tune(&Dataset::default(), &start, 1, &mut |_| {}),
+            tune(
+                &Dataset::default(),
+                None,
+                &start,
+                options(1, 0.0),
+                &mut |_| {}
+            ),
             Err(TuneError::Empty)
         );
+    }
+
+    fn options(max_passes: u32, lambda: f64) -> TuneOptions {
+        TuneOptions { max_passes, lambda }
+    }
+
+    /// Every position drawn, with search scores from an evaluation that values the move
+    /// ten times more than today's.
+    fn drawn_with_scores(games: &[Game], truth: &EvalWeights) -> Dataset {
+        let mut data = Dataset::default();
+        for g in games {
+            data.push(g, 0.5, evaluate(g, truth));
+        }
+        data
+    }
+
+    #[test]
+    fn lambda_fits_the_search_scores() {
+        let start = EvalWeights::default();
+        let truth = EvalWeights {
+            tempo: start.tempo * 10,
+            ..start.clone()
+        };
+        let data = drawn_with_scores(&positions(400), &truth);
+        // With the results alone (all draws) the move's bonus has nothing to follow; with the
+        // scores it must rise.
+        let scores = tune(&data, None, &start, options(4, 1.0), &mut |_| {}).expect("data");
+        assert!(scores.weights.tempo > start.tempo, "{:?}", scores.weights);
+        let results = tune(&data, None, &start, options(4, 0.0), &mut |_| {}).expect("data");
+        assert!(
+            results.weights.tempo <= start.tempo,
+            "{:?}",
+            results.weights
+        );
+    }
+
+    #[test]
+    fn a_held_out_set_stops_the_fit_when_it_stops_helping() {
+        let start = EvalWeights::default();
+        let more = EvalWeights {
+            tempo: start.tempo * 10,
+            ..start.clone()
+        };
+        let less = EvalWeights {
+            tempo: -start.tempo * 10,
+            ..start.clone()
+        };
+        let games = positions(600);
+        let mut train = drawn_with_scores(&games, &more);
+        let held = train.split_off(0.5);
+        assert_eq!((train.len(), held.len()), (300, 300));
+        // Held-out scores that agree with the training scores: the fit goes on.
+        let r = tune(&train, Some(&held), &start, options(3, 1.0), &mut |_| {}).expect("data");
+        let (first, last) = r.held_out.expect("held-out losses");
+        assert!(last < first && r.weights.tempo > start.tempo, "{r:?}");
+        // Held-out scores that disagree: the first pass makes them worse, so the starting
+        // weights come back after it.
+        let contrary = drawn_with_scores(&games[300..], &less);
+        let mut passes = Vec::new();
+        let r = tune(&train, Some(&contrary), &start, options(5, 1.0), &mut |p| {
+            passes.push(p.clone())
+        })
+        .expect("data");
+        assert_eq!(r.passes, 1, "{passes:?}");
+        assert_eq!(r.weights, start);
+        assert_eq!(r.final_loss, r.initial_loss);
+        let (first, last) = r.held_out.expect("held-out losses");
+        assert_eq!(first, last);
+        assert!(passes[0].held_out.expect("held-out loss") > first);
     }
 }

@@ -171,6 +171,31 @@ impl SearchParams {
             ..SearchParams::default()
         }
     }
+
+    /// Sets the parameter named like its field (`lmr_percent`, `rfp_margin`, ...; every one
+    /// except the weights) to `value`, for tuning matches run from the command line. On error
+    /// nothing changes.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+        fn parse<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
+            value
+                .trim()
+                .parse()
+                .map_err(|_| format!("bad value '{value}' for search parameter {name}"))
+        }
+        match name.trim() {
+            "aspiration" => self.aspiration = parse(name, value)?,
+            "lmr" => self.lmr = parse(name, value)?,
+            "lmr_percent" => self.lmr_percent = parse(name, value)?,
+            "quiescence" => self.quiescence = parse(name, value)?,
+            "quiescence_pressure" => self.quiescence_pressure = parse(name, value)?,
+            "quiescence_plies" => self.quiescence_plies = parse(name, value)?,
+            "rfp_margin" => self.rfp_margin = parse(name, value)?,
+            "futility_margin" => self.futility_margin = parse(name, value)?,
+            "lmp_base" => self.lmp_base = parse(name, value)?,
+            _ => return Err(format!("unknown search parameter '{name}'")),
+        }
+        Ok(())
+    }
 }
 
 /// Half-width of the first aspiration window.

@@ -5,7 +5,7 @@ use super::input::{self, LineRead, MAX_LINE_BYTES};
 use super::options::{OptionId, Ponder, Settings};
 use crate::core::perft::perft_with_stop;
 use crate::core::{Game, GameType, Move};
-use crate::eval::{self, EvalWeights};
+use crate::eval;
 use crate::notation::{format_move, game_string, parse_game_string, parse_game_type, parse_move};
 use crate::search::skill::MAX_SKILL_LEVEL;
 use crate::search::{Engine, Limits, SearchInfo, SearchParams};
@@ -427,13 +427,11 @@ impl<W: Write> Server<W> {
         }
     }
 
-    /// Searches and evaluates (the `eval` command too) with `weights` instead of the
-    /// compiled-in evaluation weights. For start-up settings from the command line.
-    pub fn set_weights(&mut self, weights: EvalWeights) {
-        self.engine.set_params(SearchParams {
-            weights,
-            ..self.engine.params().clone()
-        });
+    /// Searches and evaluates (the `eval` command too) with `params` (evaluation weights and
+    /// search parameters) instead of the defaults. For start-up settings from the command
+    /// line.
+    pub fn set_search_params(&mut self, params: SearchParams) {
+        self.engine.set_params(params);
     }
 
     /// Sets option `name` to `value` as `options set` does, without replying; the error is the
