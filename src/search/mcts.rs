@@ -78,6 +78,9 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicUsize
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
+/// Iterations a thread claims from the shared count at a time.
+const BATCH: u64 = 16;
+
 /// Iterations of `bestmove depth 1`; every further depth doubles the number.
 pub const VISITS_AT_DEPTH_ONE: u64 = 1_000;
 
@@ -672,7 +675,8 @@ struct Shared<'a> {
     root_game: &'a Game,
     params: MctsParams,
     eval: &'a (dyn Fn(&Game) -> i32 + Sync),
-    /// Iterations started, all threads together.
+    /// Iterations claimed, all threads together: each thread claims `BATCH` at a time (fewer
+    /// at the limit) and gives back what it did not run when it stops.
     iterations: AtomicU64,
     max_iterations: Option<u64>,
     stop: &'a AtomicBool,
@@ -705,16 +709,45 @@ impl Shared<'_> {
         }
     }
 
+    /// Whether the thread holding `left` claimed iterations may run one more, claiming a
+    /// batch when it has none left; false when the limit has been claimed in all.
+    fn start_iteration(&self, left: &mut u64) -> bool {
+        if *left == 0 {
+            *left = match self.max_iterations {
+                None => {
+                    self.iterations.fetch_add(BATCH, Ordering::Relaxed);
+                    BATCH
+                }
+                Some(max) => {
+                    let mut taken = 0;
+                    let _ =
+                        self.iterations
+                            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                                taken = BATCH.min(max.saturating_sub(n));
+                                (taken > 0).then_some(n + taken)
+                            });
+                    taken
+                }
+            };
+        }
+        if *left == 0 {
+            return false;
+        }
+        *left -= 1;
+        true
+    }
+
+    /// Gives back the iterations a stopping thread claimed and did not run.
+    fn give_back(&self, left: u64) {
+        self.iterations.fetch_sub(left, Ordering::Relaxed);
+    }
+
     /// Whether the search must end now (also raises `done` for the other threads).
     fn over(&self) -> bool {
         if self.done.load(Ordering::Relaxed) {
             return true;
         }
-        let over = self.stop.load(Ordering::Relaxed)
-            || self.root_settled()
-            || self
-                .max_iterations
-                .is_some_and(|m| self.iterations.load(Ordering::Relaxed) >= m);
+        let over = self.stop.load(Ordering::Relaxed) || self.root_settled();
         if over {
             self.done.store(true, Ordering::Relaxed);
         }
@@ -758,11 +791,20 @@ impl<'a> Worker<'a> {
     }
 
     /// Makes the edges of `node` (the position `self.game`) up to `target` of them, highest
-    /// prior first, unless another thread is making some; the root's first edges are made
-    /// even when the graph is full, other nodes get none when they do not fit.
+    /// prior first, unless another thread is making some (then it waits for them only when
+    /// the node has none); the root's first edges are made even when the graph is full,
+    /// other nodes get none when they do not fit.
     fn widen(&mut self, node: &Node, target: usize, is_root: bool) {
         let word = node.edges.fetch_or(WIDENING, Ordering::Acquire);
         if word & WIDENING != 0 {
+            // A node with no edges yet leaves nothing to do but wait for them (an iteration
+            // there would only back up the node's value; a preempted widener of the root
+            // could make the other threads spend the whole search so).
+            if word & !WIDENING == 0 {
+                while node.edges.load(Ordering::Acquire) & WIDENING != 0 {
+                    std::thread::yield_now();
+                }
+            }
             return;
         }
         let made = word as usize;
@@ -1262,12 +1304,15 @@ pub fn search(
         let mut main = main;
         let mut reported = 0;
         let mut count = 0u64;
+        let mut left = 0;
         while !sh.over() {
             if count.is_multiple_of(64) && sh.clock.hard_expired() {
                 sh.done.store(true, Ordering::Relaxed);
                 break;
             }
-            sh.iterations.fetch_add(1, Ordering::Relaxed);
+            if !sh.start_iteration(&mut left) {
+                break;
+            }
             w.iterate();
             count += 1;
             if let Some(r) = main.as_mut()
@@ -1280,6 +1325,7 @@ pub fn search(
                 }
             }
         }
+        sh.give_back(left);
     };
     if threads <= 1 {
         run(Some(report));
@@ -1342,10 +1388,11 @@ mod tests {
             for _ in 0..threads {
                 s.spawn(|| {
                     let mut w = Worker::new(&sh);
-                    while !sh.over() {
-                        sh.iterations.fetch_add(1, Ordering::Relaxed);
+                    let mut left = 0;
+                    while !sh.over() && sh.start_iteration(&mut left) {
                         w.iterate();
                     }
+                    sh.give_back(left);
                 });
             }
         });
