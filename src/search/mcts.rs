@@ -1,12 +1,13 @@
 //! Monte Carlo graph search: one search graph shared by every thread, with an evaluation at
 //! the leaves and an exact solver.
 //!
-//! **The graph.** Nodes are positions, kept in a concurrent hash map ([`DashMap`]) under a key
-//! made of the Zobrist hash ([`Game::hash`]) and, in the Pillbug game types, the frozen piece
-//! when it changes the legal moves ([`position_key`]). A position reached by two move orders is
-//! one node. Each node holds its visit count N(s) and the sum of the values backed up through
-//! it (so its value Q(s) is the mean from the side to move's view), a proof, and its edges;
-//! each edge holds its move, a prior, its own visit count N(s,a) and a pointer to the child.
+//! **The graph.** Nodes are positions. A position's key is its Zobrist hash ([`Game::hash`])
+//! and, in the Pillbug game types, the frozen piece when it changes the legal moves
+//! ([`position_key`]); a concurrent hash map ([`DashMap`]) maps the key to the node's index,
+//! so a position reached by two move orders is one node. Each node holds its visit count
+//! N(s) and the sum of the values backed up through it (so its value Q(s) is the mean from the
+//! side to move's view), a proof, and its edges; each edge holds its move, a prior, its own
+//! visit count N(s,a) and its child's index.
 //! The parent's estimate of a move is the child node's value, whichever path the child's
 //! visits came through ("Monte-Carlo Graph Search", Czech, Korus and Kersting, 2021): the edge
 //! keeps the child's value as last seen through it (refreshed at every backup through it, so
@@ -15,6 +16,21 @@
 //! so the edge catches up with what the child already knows. The threads' positions are
 //! their own; a move stored on an edge is re-made for the piece on the same cell (or the next
 //! of its kind in hand), since a transposition may number the copies of a bug otherwise.
+//!
+//! **Layout, and what the threads share.** Nodes and edges live in two arenas: chunks of
+//! slots that never move, made when a bump index first hands out a slot in them, and found
+//! by index (no reference counts). Every field of a node or an edge is an atomic, so nothing
+//! is locked to read them. A node's edges are up to six runs of consecutive slots in the edge
+//! arena (each widening adds a run; the last one takes every move left), named in the node
+//! with a count of the edges made: the widening thread writes the edges, then stores the count
+//! with `Release`, and a reader loads the count with `Acquire` before it looks at them. One
+//! thread at a time widens a node (a flag in the same word as the count); the others go on
+//! with the edges already there, or wait when there are none yet. An edge's visits and its
+//! virtual loss share one word, so a descent and its backup add to it once each; the other
+//! counters are written with `Relaxed` stores and adds (a thread may see a slightly stale
+//! value, which only shifts a choice between nearly equal moves). What every iteration still
+//! writes is inherent to one shared graph: the visits and value of each node and edge on its
+//! path, the root's included. Threads take iterations from the shared count 16 at a time.
 //!
 //! Visit counts: a position first reached through an edge is evaluated but not stored (most
 //! leaves are never visited again, and memory is what limits the graph); the node is made,
@@ -51,13 +67,16 @@
 //! repetitions are never stored as a proven draw.
 //!
 //! **Memory.** The graph's size is bounded by the table-size option (`TranspositionTableSizeMB`):
-//! every node and edge is counted (with the hash map's share) against that budget, and when
-//! the next one would not fit, the graph stops growing: no new nodes or edges are made, and
-//! iterations keep refining the existing ones (a leaf that would need a new node is evaluated
-//! without storing it). The root's edges are always made. Storing nodes from their second
-//! visit on made the 64 MiB default last several times longer: in a 20-game match against
-//! alpha-beta at 0.5 s per move the score went from 2 wins and 18 losses to 5 wins, 1 draw
-//! and 14 losses, as much as storing every node in 256 MiB.
+//! the arenas' chunks (about a 256th of the budget each; a node's chunk with the hash map's
+//! share for its nodes) and their directories are counted against that budget, and when the
+//! next chunk would not fit, the graph stops growing once the chunks it has are used up: no
+//! new nodes or edges are made, and iterations keep refining the existing ones (a leaf that
+//! would need a new node is evaluated without storing it). The root and its first edges are
+//! always made. Storing nodes from their second visit on made the 64 MiB default last several
+//! times longer: in a 20-game match against alpha-beta at 0.5 s per move the score went from
+//! 2 wins and 18 losses to 5 wins, 1 draw and 14 losses, as much as storing every node in
+//! 256 MiB. An edge takes 32 bytes (48 when nodes were reference-counted and their edges
+//! vectors behind a lock) and a node 72, plus 51 for its share of the map.
 //!
 //! **Depth.** `bestmove depth N` runs [`visits_for_depth`]`(N)` = 1000 x 2^(N-1) iterations in
 //! all (every thread counts towards the same total), doubling per depth like an alpha-beta
@@ -1506,6 +1525,10 @@ mod tests {
         let counted = graph.used.load(Ordering::Relaxed);
         assert!(counted <= budget, "counted {counted} of {budget}");
         // What is really held: the chunks of nodes and edges, their directories, the map.
+        assert_eq!(
+            (std::mem::size_of::<Node>(), EDGE_BYTES, MAP_BYTES),
+            (72, 32, 51)
+        );
         let real = graph.nodes.chunks_made() * (std::mem::size_of::<Node>() << graph.nodes.shift)
             + graph.edges.chunks_made() * (EDGE_BYTES << graph.edges.shift)
             + graph.nodes.directory_bytes()
