@@ -922,6 +922,26 @@ impl<'a> Worker<'a> {
         let mut open = 0;
         let mut best = None;
         let mut best_score = f32::NEG_INFINITY;
+        // PUCT with virtual loss; `draw`: the edge is a proven draw (its value is 0).
+        let puct = |e: &Edge, draw: bool| {
+            let stats = e.stats.load(Ordering::Relaxed);
+            let visits = (stats >> 32) as u32 as f32;
+            let vl = stats as u32 as f32;
+            let q = if draw {
+                0.0
+            } else if visits > 0.0 {
+                e.q()
+            } else {
+                fpu
+            };
+            let q = if vl > 0.0 {
+                let seen = visits.max(1.0);
+                (q * seen - p.virtual_loss * vl) / (seen + vl)
+            } else {
+                q
+            };
+            q + p.exploration * e.prior() * sqrt_n / (1.0 + visits + vl)
+        };
         let mut k = 0;
         let mut want = None;
         let len = self.sh.graph.each_edge(node, |i, e| {
@@ -930,32 +950,23 @@ impl<'a> Worker<'a> {
                 return false;
             }
             k += 1;
-            let proof = e.proof();
-            let score = match proof {
-                _ if hunting && proof != Proof::Unknown => return true,
-                // The child loses: take the shortest such win at once.
-                Proof::Loss(d) => 1e6 - d as f32,
-                // The child wins: only when nothing else is left, the longest loss.
-                Proof::Win(d) => -1e6 + d as f32,
-                _ => {
-                    open += 1;
-                    let stats = e.stats.load(Ordering::Relaxed);
-                    let visits = (stats >> 32) as f32;
-                    let vl = (stats & 0xffff_ffff) as f32;
-                    let q = if proof == Proof::Draw {
-                        0.0
-                    } else if visits > 0.0 {
-                        e.q()
-                    } else {
-                        fpu
-                    };
-                    let q = if vl > 0.0 {
-                        let seen = visits.max(1.0);
-                        (q * seen - p.virtual_loss * vl) / (seen + vl)
-                    } else {
-                        q
-                    };
-                    q + p.exploration * e.prior() * sqrt_n / (1.0 + visits + vl)
+            let proof = e.proof.load(Ordering::Relaxed);
+            let score = if proof == 0 {
+                // Not proven (most edges).
+                open += 1;
+                puct(e, false)
+            } else {
+                match Proof::unpack(proof) {
+                    _ if hunting => return true,
+                    // The child loses: take the shortest such win at once.
+                    Proof::Loss(d) => 1e6 - d as f32,
+                    // The child wins: only when nothing else is left, the longest loss.
+                    Proof::Win(d) => -1e6 + d as f32,
+                    Proof::Draw => {
+                        open += 1;
+                        puct(e, true)
+                    }
+                    Proof::Unknown => unreachable!("an unknown proof packs to 0"),
                 }
             };
             if score > best_score {
