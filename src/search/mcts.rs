@@ -391,6 +391,12 @@ struct Arena<T> {
     shift: u32,
     /// Bytes a chunk costs against the budget.
     chunk_bytes: usize,
+    /// What handing out slots writes, away from the fields every lookup reads.
+    growth: Apart<Growth>,
+}
+
+/// The changing part of an arena.
+struct Growth {
     /// Slots handed out.
     next: AtomicUsize,
     /// Slots in the chunks made so far (stored with `Release` after the chunk is set).
@@ -399,6 +405,19 @@ struct Arena<T> {
     full: AtomicBool,
     /// Held while a chunk is made.
     grow: Mutex<()>,
+}
+
+/// A value in cache lines of its own (two, as some processors fetch lines in pairs), so that
+/// writing it does not take the lines of the fields around it from the other threads.
+#[repr(align(128))]
+struct Apart<T>(T);
+
+impl<T> std::ops::Deref for Apart<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
 }
 
 impl<T: Default> Arena<T> {
@@ -416,10 +435,12 @@ impl<T: Default> Arena<T> {
             chunks,
             shift,
             chunk_bytes,
-            next: AtomicUsize::new(0),
-            ready: AtomicUsize::new(0),
-            full: AtomicBool::new(false),
-            grow: Mutex::new(()),
+            growth: Apart(Growth {
+                next: AtomicUsize::new(0),
+                ready: AtomicUsize::new(0),
+                full: AtomicBool::new(false),
+                grow: Mutex::new(()),
+            }),
         }
     }
 
@@ -440,8 +461,9 @@ impl<T: Default> Arena<T> {
     /// Whether `n` more slots can be handed out without a new chunk, or a new chunk may be
     /// asked for.
     fn has_room(&self, n: usize) -> bool {
-        !self.full.load(Ordering::Relaxed)
-            || self.next.load(Ordering::Relaxed) + n <= self.ready.load(Ordering::Relaxed)
+        !self.growth.full.load(Ordering::Relaxed)
+            || self.growth.next.load(Ordering::Relaxed) + n
+                <= self.growth.ready.load(Ordering::Relaxed)
     }
 
     /// The `n` items from `start` (handed out together, so in one chunk).
@@ -463,7 +485,7 @@ impl<T: Default> Arena<T> {
             return None;
         }
         loop {
-            let next = self.next.load(Ordering::Relaxed);
+            let next = self.growth.next.load(Ordering::Relaxed);
             let at = next & (size - 1);
             let start = if at + n > size {
                 next - at + size
@@ -471,14 +493,15 @@ impl<T: Default> Arena<T> {
                 next
             };
             let end = start + n;
-            if end > self.ready.load(Ordering::Acquire) {
-                if !force && self.full.load(Ordering::Relaxed) {
+            if end > self.growth.ready.load(Ordering::Acquire) {
+                if !force && self.growth.full.load(Ordering::Relaxed) {
                     return None;
                 }
                 self.make_chunks(end, used, budget, force)?;
                 continue;
             }
             if self
+                .growth
                 .next
                 .compare_exchange_weak(next, end, Ordering::Relaxed, Ordering::Relaxed)
                 .is_ok()
@@ -497,9 +520,9 @@ impl<T: Default> Arena<T> {
         budget: usize,
         force: bool,
     ) -> Option<()> {
-        let _held = self.grow.lock().unwrap_or_else(|e| e.into_inner());
+        let _held = self.growth.grow.lock().unwrap_or_else(|e| e.into_inner());
         loop {
-            let ready = self.ready.load(Ordering::Relaxed);
+            let ready = self.growth.ready.load(Ordering::Relaxed);
             if ready >= end {
                 return Some(());
             }
@@ -507,11 +530,12 @@ impl<T: Default> Arena<T> {
             let before = used.fetch_add(self.chunk_bytes, Ordering::Relaxed);
             if !force && before + self.chunk_bytes > budget {
                 used.fetch_sub(self.chunk_bytes, Ordering::Relaxed);
-                self.full.store(true, Ordering::Relaxed);
+                self.growth.full.store(true, Ordering::Relaxed);
                 return None;
             }
             let _ = slot.set((0..1usize << self.shift).map(|_| T::default()).collect());
-            self.ready
+            self.growth
+                .ready
                 .store(ready + (1 << self.shift), Ordering::Release);
         }
     }
@@ -519,7 +543,7 @@ impl<T: Default> Arena<T> {
     /// The chunks made so far.
     #[cfg(test)]
     fn chunks_made(&self) -> usize {
-        self.ready.load(Ordering::Relaxed) >> self.shift
+        self.growth.ready.load(Ordering::Relaxed) >> self.shift
     }
 }
 
@@ -612,7 +636,8 @@ impl Graph {
         let edges = Arena::new(budget, EDGE_BYTES, 1024);
         let used = nodes.directory_bytes() + edges.directory_bytes();
         Graph {
-            map: DashMap::default(),
+            // Many shards: two threads seldom take the same shard's lock at once.
+            map: DashMap::with_hasher_and_shard_amount(BuildHasherDefault::default(), 64),
             nodes,
             edges,
             used: AtomicUsize::new(used),
@@ -723,7 +748,7 @@ struct Shared<'a> {
     eval: &'a (dyn Fn(&Game) -> i32 + Sync),
     /// Iterations claimed, all threads together: each thread claims `BATCH` at a time (fewer
     /// at the limit) and gives back what it did not run when it stops.
-    iterations: AtomicU64,
+    iterations: Apart<AtomicU64>,
     max_iterations: Option<u64>,
     stop: &'a AtomicBool,
     clock: TimeManager,
@@ -1348,7 +1373,7 @@ pub fn search(
         root_game: game,
         params,
         eval,
-        iterations: AtomicU64::new(0),
+        iterations: Apart(AtomicU64::new(0)),
         max_iterations: limits.depth.map(visits_for_depth),
         stop,
         clock: TimeManager::new(limits, start),
@@ -1433,7 +1458,7 @@ mod tests {
             root_game: game,
             params: MctsParams::default(),
             eval: &evaluate,
-            iterations: AtomicU64::new(0),
+            iterations: Apart(AtomicU64::new(0)),
             max_iterations: Some(iterations),
             stop: &stop,
             clock: TimeManager::new(&limits, Instant::now()),
