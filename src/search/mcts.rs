@@ -461,9 +461,18 @@ impl<T: Default> Arena<T> {
     /// Whether `n` more slots can be handed out without a new chunk, or a new chunk may be
     /// asked for.
     fn has_room(&self, n: usize) -> bool {
-        !self.growth.full.load(Ordering::Relaxed)
-            || self.growth.next.load(Ordering::Relaxed) + n
-                <= self.growth.ready.load(Ordering::Relaxed)
+        if !self.growth.full.load(Ordering::Relaxed) {
+            return true;
+        }
+        let size = 1 << self.shift;
+        let next = self.growth.next.load(Ordering::Relaxed);
+        let at = next & (size - 1);
+        let start = if at + n > size {
+            next - at + size
+        } else {
+            next
+        };
+        n <= size && start + n <= self.growth.ready.load(Ordering::Relaxed)
     }
 
     /// The `n` items from `start` (handed out together, so in one chunk).
@@ -892,16 +901,21 @@ impl<'a> Worker<'a> {
         if made >= target || (legal != 0 && made >= legal) {
             return made;
         }
-        // A full graph: spare the move generation.
-        if !force && !graph.edges.has_room(1) {
-            return made;
-        }
         let run = node
             .runs
             .iter()
             .position(|r| r.load(Ordering::Relaxed) == 0)
             .unwrap_or(RUNS);
         if run == RUNS {
+            return made;
+        }
+        // A full graph: spare the move generation when not even the smallest batch fits.
+        let smallest = match legal {
+            0 => 1,
+            _ if run == RUNS - 1 => legal - made,
+            _ => target.min(legal) - made,
+        };
+        if !force && !graph.edges.has_room(smallest) {
             return made;
         }
         self.movegen.generate(&self.game, &mut self.list);
