@@ -98,6 +98,9 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicUsize
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
+/// The most threads a search runs (an edge counts its virtual loss in 8 bits).
+pub const MAX_THREADS: usize = 64;
+
 /// Iterations a thread claims from the shared count at a time.
 const BATCH: u64 = 16;
 
@@ -211,7 +214,7 @@ const MAX_PROOF_LENGTH: u32 = (1 << 22) - 1;
 struct Edge {
     /// N(s,a) in bits 32-63; the child's proof once known (from the child's side-to-move
     /// view, packed) in bits 8-31; in bits 0-7 the descents through this edge not yet backed
-    /// up (the virtual loss: at most one per thread, and there are at most 64 threads). A
+    /// up (the virtual loss: at most one per thread, and there are at most `MAX_THREADS`). A
     /// descent adds 1 and its backup `ONE_VISIT - 1`, and selection reads all three at once.
     stats: AtomicU64,
     /// The parent's estimate of the move (`f32` bits, parent's view): the child's value as
@@ -377,6 +380,10 @@ impl Hasher for KeyHasher {
 /// A map entry's share of a node's cost: an entry and its control byte, at the map's lowest
 /// load after growing (a little under half full).
 const MAP_BYTES: usize = 3 * (std::mem::size_of::<(u64, u32)>() + 1);
+/// Shards of the position map, and the bytes of each (a lock and an empty table, padded to
+/// 128 bytes).
+const MAP_SHARDS: usize = 64;
+const SHARD_BYTES: usize = 128;
 /// Bytes a node costs: itself and its share of the map.
 const NODE_BYTES: usize = std::mem::size_of::<Node>() + MAP_BYTES;
 /// Bytes an edge costs.
@@ -643,10 +650,10 @@ impl Graph {
         let nodes = Arena::new(budget, NODE_BYTES, 64);
         // A run of edges lies in one chunk: room for every move of a position.
         let edges = Arena::new(budget, EDGE_BYTES, 1024);
-        let used = nodes.directory_bytes() + edges.directory_bytes();
+        let used = nodes.directory_bytes() + edges.directory_bytes() + MAP_SHARDS * SHARD_BYTES;
         Graph {
             // Many shards: two threads seldom take the same shard's lock at once.
-            map: DashMap::with_hasher_and_shard_amount(BuildHasherDefault::default(), 64),
+            map: DashMap::with_hasher_and_shard_amount(BuildHasherDefault::default(), MAP_SHARDS),
             nodes,
             edges,
             used: AtomicUsize::new(used),
@@ -887,10 +894,16 @@ impl<'a> Worker<'a> {
             }
             return;
         }
-        let made = word as usize;
-        let now = self.widen_locked(node, made, target, is_root);
-        // Publishes the edges written (and lowers the flag).
-        node.edges.store(now as u32, Ordering::Release);
+        /// Publishes the edges written and lowers the flag, also when unwinding from a panic
+        /// (the other threads may be waiting for the flag).
+        struct Publish<'n>(&'n AtomicU32, usize);
+        impl Drop for Publish<'_> {
+            fn drop(&mut self) {
+                self.0.store(self.1 as u32, Ordering::Release);
+            }
+        }
+        let mut publish = Publish(&node.edges, word as usize);
+        publish.1 = self.widen_locked(node, publish.1, target, is_root);
     }
 
     /// `widen` for the thread holding the flag, with `made` edges; returns the edges now.
@@ -1421,6 +1434,7 @@ pub fn search(
         }
         sh.give_back(left);
     };
+    let threads = threads.min(MAX_THREADS);
     if threads <= 1 {
         run(Some(report));
     } else {
@@ -1608,6 +1622,7 @@ mod tests {
             + graph.edges.chunks_made() * (EDGE_BYTES << graph.edges.shift)
             + graph.nodes.directory_bytes()
             + graph.edges.directory_bytes()
+            + MAP_SHARDS * SHARD_BYTES
             + graph.map.capacity() * (std::mem::size_of::<(u64, u32)>() + 1);
         assert!(real <= budget, "holds {real} bytes of {budget}");
         // It filled up (what is left is less than a chunk of nodes and one of edges) and the
