@@ -852,7 +852,7 @@ struct Worker<'a> {
     /// Sort keys of the moves by prior: bonus below the best in the high half, index low.
     order: Vec<u64>,
     /// The nodes of the current descent with the edge taken from each (arena indices).
-    path: Vec<(u32, usize)>,
+    path: Vec<(&'a Node, &'a Edge)>,
 }
 
 impl<'a> Worker<'a> {
@@ -991,7 +991,7 @@ impl<'a> Worker<'a> {
     /// how many it has: a node visited N times considers `widen_base + widen_factor *
     /// sqrt(N)` edges in order of prior, not counting those proven lost (or, at a root proven
     /// won, proven at all). `None` when it has no edges.
-    fn select(&self, idx: u32, node: &Node) -> (Option<usize>, usize, usize) {
+    fn select(&self, idx: u32, node: &'a Node) -> (Option<&'a Edge>, usize, usize) {
         let p = &self.sh.params;
         let n = node.visits();
         let sqrt_n = (n.max(1) as f32).sqrt();
@@ -1022,7 +1022,8 @@ impl<'a> Worker<'a> {
         };
         let mut k = 0;
         let mut want = None;
-        let len = self.sh.graph.each_edge(node, |i, e| {
+        let graph: &'a Graph = &self.sh.graph;
+        let len = graph.each_edge(node, |_, e| {
             if open == allowance {
                 want = Some(k);
                 return false;
@@ -1049,7 +1050,7 @@ impl<'a> Worker<'a> {
             };
             if score > best_score {
                 best_score = score;
-                best = Some(i);
+                best = Some(e);
             }
             true
         });
@@ -1089,13 +1090,13 @@ impl<'a> Worker<'a> {
     /// One iteration from the root: descend, evaluate, back up.
     fn iterate(&mut self) {
         let sh = self.sh;
-        let graph = &sh.graph;
+        let graph: &'a Graph = &sh.graph;
         self.path.clear();
         let mut idx = sh.root;
+        let mut node = graph.node(idx);
         // The value at the end of the descent, from the view of the side to move there.
         let value;
         loop {
-            let node = graph.node(idx);
             let is_root = self.path.is_empty();
             let mut widened = false;
             let chosen = loop {
@@ -1107,22 +1108,21 @@ impl<'a> Worker<'a> {
                     continue;
                 }
                 // No edge: the graph is full and this leaf has none; it backs up what it knows.
-                break best.and_then(|i| {
-                    let e = graph.edge(i);
+                break best.and_then(|e| {
                     e.resolve(&self.game).map(|m| {
                         // The virtual loss, and the visits seen on the way down.
                         let stats = e.stats.fetch_add(1, Ordering::Relaxed);
-                        (i, e, m, (stats >> 32) as u32, stats_proof(stats))
+                        (e, m, (stats >> 32) as u32, stats_proof(stats))
                     })
                 });
             };
-            let Some((i, e, m, edge_visits, edge_proof)) = chosen else {
+            let Some((e, m, edge_visits, edge_proof)) = chosen else {
                 value = node.q();
                 break;
             };
             self.game.play_unchecked(m);
             // The child to descend into, or the value (child's view) that ends the descent.
-            let step: Result<u32, f32> = 'step: {
+            let step: Result<(u32, &Node), f32> = 'step: {
                 if self.game.state().is_over() {
                     let mover = self.game.side_to_move().opponent();
                     let proof = match self.game.state() {
@@ -1192,11 +1192,11 @@ impl<'a> Worker<'a> {
                     // The child knows more than this edge has counted: take its value.
                     break 'step Err(child_node.q());
                 }
-                Ok(child)
+                Ok((child, child_node))
             };
-            self.path.push((idx, i));
+            self.path.push((node, e));
             match step {
-                Ok(child) => idx = child,
+                Ok((child, child_node)) => (idx, node) = (child, child_node),
                 Err(v) => {
                     value = v;
                     break;
@@ -1210,11 +1210,9 @@ impl<'a> Worker<'a> {
     /// proofs with it; puts the game back at the root.
     fn backup(&mut self, mut value: f32) {
         let graph = &self.sh.graph;
-        while let Some((idx, i)) = self.path.pop() {
+        while let Some((node, e)) = self.path.pop() {
             self.game.undo();
             value = -value;
-            let node = graph.node(idx);
-            let e = graph.edge(i);
             // One visit more, one descent in flight less.
             let n = (e.stats.fetch_add(ONE_VISIT - 1, Ordering::Relaxed) >> 32) as u32 + 1;
             let q = match e.child() {
