@@ -27,11 +27,14 @@
 //! thread at a time widens a node (a flag in the same word as the count); the others go on
 //! with the edges already there, or wait when there are none yet. An edge's visits, its
 //! virtual loss and its proof share one word, so a descent and its backup add to it once
-//! each and selection reads it once; the other
-//! counters are written with `Relaxed` stores and adds (a thread may see a slightly stale
-//! value, which only shifts a choice between nearly equal moves). What every iteration still
-//! writes is inherent to one shared graph: the visits and value of each node and edge on its
-//! path, the root's included. Threads take iterations from the shared count 16 at a time.
+//! each and selection reads it once; the other counters are written with `Relaxed` stores
+//! and adds (a thread may see a slightly stale value, which only shifts a choice between
+//! nearly equal moves). What every iteration still writes is inherent to one shared graph:
+//! the visits and value of each node and edge on its path, the root's included, and the read
+//! lock of one of the map's 64 shards at the leaf. The counters that change apart from those
+//! (the arenas' bump indices, the iteration count) sit in cache lines of their own, and
+//! threads take iterations from the shared count 16 at a time. A search runs at most
+//! [`MAX_THREADS`] threads.
 //!
 //! Visit counts: a position first reached through an edge is evaluated but not stored (most
 //! leaves are never visited again, and memory is what limits the graph); the node is made,
@@ -63,9 +66,12 @@
 //! **Solver.** Finished games are exact, and proofs travel up (MCTS-Solver): a node with a
 //! move to a lost position is won, one whose moves (all of them expanded) all lead to won
 //! positions is lost, one whose moves are all proven and none wins is a draw; proofs carry
-//! their length in plies. A position repeated on the path (or in the game) scores as a draw
-//! for that iteration only: a proof depends on the position and never on the path, so
-//! repetitions are never stored as a proven draw.
+//! their length in plies. A node's proof is worked out again from its edges after an
+//! iteration through one of its proven edges, and at the root after every iteration (a
+//! shorter win may turn up): an edge gets its proof in an iteration through it, so an
+//! iteration through an unproven edge cannot change the node's proof. A position repeated
+//! on the path (or in the game) scores as a draw for that iteration only: a proof depends on
+//! the position and never on the path, so repetitions are never stored as a proven draw.
 //!
 //! **Memory.** The graph's size is bounded by the table-size option (`TranspositionTableSizeMB`):
 //! the arenas' chunks (about a 256th of the budget each; a node's chunk with the hash map's
