@@ -1,12 +1,13 @@
 //! Monte Carlo graph search: one search graph shared by every thread, with an evaluation at
 //! the leaves and an exact solver.
 //!
-//! **The graph.** Nodes are positions, kept in a concurrent hash map ([`DashMap`]) under a key
-//! made of the Zobrist hash ([`Game::hash`]) and, in the Pillbug game types, the frozen piece
-//! when it changes the legal moves ([`position_key`]). A position reached by two move orders is
-//! one node. Each node holds its visit count N(s) and the sum of the values backed up through
-//! it (so its value Q(s) is the mean from the side to move's view), a proof, and its edges;
-//! each edge holds its move, a prior, its own visit count N(s,a) and a pointer to the child.
+//! **The graph.** Nodes are positions. A position's key is its Zobrist hash ([`Game::hash`])
+//! and, in the Pillbug game types, the frozen piece when it changes the legal moves
+//! ([`position_key`]); a concurrent hash map ([`DashMap`]) maps the key to the node's index,
+//! so a position reached by two move orders is one node. Each node holds its visit count
+//! N(s) and the sum of the values backed up through it (so its value Q(s) is the mean from the
+//! side to move's view), a proof, and its edges; each edge holds its move, a prior, its own
+//! visit count N(s,a) and its child's index.
 //! The parent's estimate of a move is the child node's value, whichever path the child's
 //! visits came through ("Monte-Carlo Graph Search", Czech, Korus and Kersting, 2021): the edge
 //! keeps the child's value as last seen through it (refreshed at every backup through it, so
@@ -15,6 +16,25 @@
 //! so the edge catches up with what the child already knows. The threads' positions are
 //! their own; a move stored on an edge is re-made for the piece on the same cell (or the next
 //! of its kind in hand), since a transposition may number the copies of a bug otherwise.
+//!
+//! **Layout, and what the threads share.** Nodes and edges live in two arenas: chunks of
+//! slots that never move, made when a bump index first hands out a slot in them, and found
+//! by index (no reference counts). Every field of a node or an edge is an atomic, so nothing
+//! is locked to read them. A node's edges are up to five runs of consecutive slots in the edge
+//! arena (each widening adds a run; the last one takes every move left), named in the node
+//! with a count of the edges made: the widening thread writes the edges, then stores the count
+//! with `Release`, and a reader loads the count with `Acquire` before it looks at them. One
+//! thread at a time widens a node (a flag in the same word as the count); the others go on
+//! with the edges already there, or wait when there are none yet. An edge's visits, its
+//! virtual loss and its proof share one word, so a descent and its backup add to it once
+//! each and selection reads it once; the other counters are written with `Relaxed` stores
+//! and adds (a thread may see a slightly stale value, which only shifts a choice between
+//! nearly equal moves). What every iteration still writes is inherent to one shared graph:
+//! the visits and value of each node and edge on its path, the root's included, and the read
+//! lock of one of the map's 64 shards at the leaf. The counters that change apart from those
+//! (the arenas' bump indices, the iteration count) sit in cache lines of their own, and
+//! threads take iterations from the shared count 16 at a time. A search runs at most
+//! [`MAX_THREADS`] threads.
 //!
 //! Visit counts: a position first reached through an edge is evaluated but not stored (most
 //! leaves are never visited again, and memory is what limits the graph); the node is made,
@@ -46,18 +66,24 @@
 //! **Solver.** Finished games are exact, and proofs travel up (MCTS-Solver): a node with a
 //! move to a lost position is won, one whose moves (all of them expanded) all lead to won
 //! positions is lost, one whose moves are all proven and none wins is a draw; proofs carry
-//! their length in plies. A position repeated on the path (or in the game) scores as a draw
-//! for that iteration only: a proof depends on the position and never on the path, so
-//! repetitions are never stored as a proven draw.
+//! their length in plies. A node's proof is worked out again from its edges after an
+//! iteration through one of its proven edges, and at the root after every iteration (a
+//! shorter win may turn up): an edge gets its proof in an iteration through it, so an
+//! iteration through an unproven edge cannot change the node's proof. A position repeated
+//! on the path (or in the game) scores as a draw for that iteration only: a proof depends on
+//! the position and never on the path, so repetitions are never stored as a proven draw.
 //!
 //! **Memory.** The graph's size is bounded by the table-size option (`TranspositionTableSizeMB`):
-//! every node and edge is counted (with the hash map's share) against that budget, and when
-//! the next one would not fit, the graph stops growing: no new nodes or edges are made, and
-//! iterations keep refining the existing ones (a leaf that would need a new node is evaluated
-//! without storing it). The root's edges are always made. Storing nodes from their second
-//! visit on made the 64 MiB default last several times longer: in a 20-game match against
-//! alpha-beta at 0.5 s per move the score went from 2 wins and 18 losses to 5 wins, 1 draw
-//! and 14 losses, as much as storing every node in 256 MiB.
+//! the arenas' chunks (about a 256th of the budget each; a node's chunk with the hash map's
+//! share for its nodes) and their directories are counted against that budget, and when the
+//! next chunk would not fit, the graph stops growing once the chunks it has are used up: no
+//! new nodes or edges are made, and iterations keep refining the existing ones (a leaf that
+//! would need a new node is evaluated without storing it). The root and its first edges are
+//! always made. Storing nodes from their second visit on made the 64 MiB default last several
+//! times longer: in a 20-game match against alpha-beta at 0.5 s per move the score went from
+//! 2 wins and 18 losses to 5 wins, 1 draw and 14 losses, as much as storing every node in
+//! 256 MiB. An edge takes 24 bytes (48 when nodes were reference-counted and their edges
+//! vectors behind a lock) and a node 64 (one cache line), plus 51 for its share of the map.
 //!
 //! **Depth.** `bestmove depth N` runs [`visits_for_depth`]`(N)` = 1000 x 2^(N-1) iterations in
 //! all (every thread counts towards the same total), doubling per depth like an alpha-beta
@@ -72,10 +98,17 @@ use super::{Limits, SearchInfo};
 use crate::core::{Bug, Cell, Color, Game, GameState, Move, MoveGen, MoveList, Piece};
 use crate::eval::WIN;
 use dashmap::DashMap;
+use dashmap::mapref::entry::Entry;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard};
+use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
+
+/// The most threads a search runs (an edge counts its virtual loss in 8 bits).
+pub const MAX_THREADS: usize = 64;
+
+/// Iterations a thread claims from the shared count at a time.
+const BATCH: u64 = 16;
 
 /// Iterations of `bestmove depth 1`; every further depth doubles the number.
 pub const VISITS_AT_DEPTH_ONE: u64 = 1_000;
@@ -172,77 +205,141 @@ impl Proof {
 /// Fixed-point scale of the value sums (values lie in [-1, 1]).
 const VALUE_ONE: f32 = (1u32 << 20) as f32;
 
-/// A move out of a node.
+/// One visit in an edge's `stats` word (the visits are its high half).
+const ONE_VISIT: u64 = 1 << 32;
+/// Where an edge's `stats` word keeps the proof: 24 bits above the virtual loss's 8.
+const PROOF_SHIFT: u32 = 8;
+const PROOF_BITS: u64 = 0xff_ffff << PROOF_SHIFT;
+/// The longest proof length an edge keeps (longer ones are kept as this long).
+const MAX_PROOF_LENGTH: u32 = (1 << 22) - 1;
+
+/// A move out of a node, in the edge arena (24 bytes). Every field is an atomic: the thread
+/// that makes the edge writes them before it publishes the node's new edge count (with
+/// `Release`), and readers load that count with `Acquire` first, so no lock is needed.
+#[derive(Default)]
 struct Edge {
-    /// The move as generated by the thread that made the edge.
-    mv: Move,
-    /// The cell the moving piece leaves (`NO_CELL` for a placement or a pass). With it the
-    /// move is re-made for the piece of the same kind in a transposed position, whose
-    /// copies of a bug may be numbered otherwise.
-    from: u16,
-    prior: f32,
-    visits: AtomicU32,
-    /// Descents through this edge not yet backed up (the virtual loss).
-    in_flight: AtomicU32,
-    /// The child's proof, once known (from the child's side-to-move view).
-    proof: AtomicU32,
+    /// N(s,a) in bits 32-63; the child's proof once known (from the child's side-to-move
+    /// view, packed) in bits 8-31; in bits 0-7 the descents through this edge not yet backed
+    /// up (the virtual loss: at most one per thread, and there are at most `MAX_THREADS`). A
+    /// descent adds 1 and its backup `ONE_VISIT - 1`, and selection reads all three at once.
+    stats: AtomicU64,
     /// The parent's estimate of the move (`f32` bits, parent's view): the child's value as
     /// last seen through this edge, or without a child the mean of the values backed up.
     q: AtomicU32,
-    child: OnceLock<Arc<Node>>,
+    /// The prior (`f32` bits).
+    prior: AtomicU32,
+    /// The move as generated by the thread that made the edge: the piece's id (bits 21-25,
+    /// 31 for a pass), its destination cell (bits 11-20) and the cell it leaves (bits 0-10,
+    /// `NO_CELL` for a placement or a pass). With the cell left the move is re-made for the
+    /// piece of the same kind in a transposed position, whose copies of a bug may be
+    /// numbered otherwise.
+    mv: AtomicU32,
+    /// The child's node index plus one (0: no child yet).
+    child: AtomicU32,
 }
 
-const NO_CELL: u16 = u16::MAX;
+const NO_CELL: u16 = 0x7ff;
+const _: () = assert!(crate::core::CELLS <= 1024 && crate::core::PIECE_COUNT < 31);
+
+/// The proof bits of an edge's `stats` word.
+fn stats_proof(stats: u64) -> Proof {
+    Proof::unpack(((stats & PROOF_BITS) >> PROOF_SHIFT) as u32)
+}
 
 impl Edge {
+    /// Writes a new edge (before it is published).
+    fn set(&self, mv: Move, from: u16, prior: f32) {
+        let piece = mv.piece().map_or(31, |p| p.id() as u32);
+        let bits = piece << 21 | (mv.to().index() as u32) << 11 | from as u32;
+        self.mv.store(bits, Ordering::Relaxed);
+        self.prior.store(prior.to_bits(), Ordering::Relaxed);
+        self.stats.store(0, Ordering::Relaxed);
+        self.q.store(0, Ordering::Relaxed);
+        self.child.store(0, Ordering::Relaxed);
+    }
+
     /// The move in `game` (a position with this edge's node's key), or `None` when the piece
     /// it names is not there (only after a hash collision).
     fn resolve(&self, game: &Game) -> Option<Move> {
-        let Some(piece) = self.mv.piece() else {
+        let bits = self.mv.load(Ordering::Relaxed);
+        let Some(piece) = Piece::from_id((bits >> 21) as usize & 31) else {
             return Some(Move::PASS);
         };
-        let actual = if self.from == NO_CELL {
+        let to = Cell::from_index((bits >> 11) as usize & 0x3ff)?;
+        let from = (bits & 0x7ff) as u16;
+        let actual = if from == NO_CELL {
             game.next_in_hand(piece.color(), piece.bug())?
         } else {
-            game.board().top(Cell::from_index(self.from as usize)?)?
+            game.board().top(Cell::from_index(from as usize)?)?
         };
         (actual.color() == piece.color() && actual.bug() == piece.bug())
-            .then(|| Move::new(actual, self.mv.to()))
+            .then(|| Move::new(actual, to))
+    }
+
+    fn prior(&self) -> f32 {
+        f32::from_bits(self.prior.load(Ordering::Relaxed))
+    }
+
+    /// N(s,a).
+    fn visits(&self) -> u32 {
+        (self.stats.load(Ordering::Relaxed) >> 32) as u32
     }
 
     fn proof(&self) -> Proof {
-        Proof::unpack(self.proof.load(Ordering::Relaxed))
+        stats_proof(self.stats.load(Ordering::Relaxed))
+    }
+
+    /// Records the child's proof (unless it is already the one recorded).
+    fn set_proof(&self, proof: Proof) {
+        let proof = match proof {
+            Proof::Win(d) => Proof::Win(d.min(MAX_PROOF_LENGTH)),
+            Proof::Loss(d) => Proof::Loss(d.min(MAX_PROOF_LENGTH)),
+            p => p,
+        };
+        let bits = (proof.pack() as u64) << PROOF_SHIFT;
+        let _ = self
+            .stats
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |s| {
+                (s & PROOF_BITS != bits).then_some(s & !PROOF_BITS | bits)
+            });
     }
 
     fn q(&self) -> f32 {
         f32::from_bits(self.q.load(Ordering::Relaxed))
     }
+
+    /// The child's node index, if it has one. `Acquire`: the node was written before.
+    fn child(&self) -> Option<u32> {
+        self.child.load(Ordering::Acquire).checked_sub(1)
+    }
 }
 
-/// A position of the graph.
+/// Runs of edges a node can have: each widening adds one (at least doubling the edges), and
+/// the last one takes every move left.
+const RUNS: usize = 5;
+/// The flag in `Node::edges` of a thread making edges for the node.
+const WIDENING: u32 = 1 << 31;
+
+/// A position of the graph, in the node arena: one cache line.
+#[derive(Default)]
+#[repr(align(64))]
 struct Node {
     /// N(s): 1 for the evaluation that created it, plus one per iteration through an edge.
     visits: AtomicU32,
+    proof: AtomicU32,
     /// Sum of the values backed up through it (side to move's view), times `VALUE_ONE`.
     value: AtomicI64,
-    proof: AtomicU32,
+    /// The number of edges made and published (stored with `Release` once they are written),
+    /// with the `WIDENING` flag of the one thread allowed to make more.
+    edges: AtomicU32,
     /// Number of legal moves, known from the first expansion on (0 before).
     legal: AtomicU32,
-    /// The edges made so far, highest prior first.
-    edges: RwLock<Vec<Edge>>,
+    /// Where the edges are in the edge arena, highest prior first: runs of consecutive
+    /// edges, each with its first index in the high 32 bits and its length in the low 32.
+    runs: [AtomicU64; RUNS],
 }
 
 impl Node {
-    fn new(value: f32) -> Node {
-        Node {
-            visits: AtomicU32::new(1),
-            value: AtomicI64::new((value * VALUE_ONE) as i64),
-            proof: AtomicU32::new(0),
-            legal: AtomicU32::new(0),
-            edges: RwLock::new(Vec::new()),
-        }
-    }
-
     fn visits(&self) -> u32 {
         self.visits.load(Ordering::Relaxed)
     }
@@ -261,8 +358,8 @@ impl Node {
         Proof::unpack(self.proof.load(Ordering::Relaxed))
     }
 
-    fn edges(&self) -> RwLockReadGuard<'_, Vec<Edge>> {
-        self.edges.read().unwrap_or_else(|e| e.into_inner())
+    fn legal(&self) -> usize {
+        self.legal.load(Ordering::Relaxed) as usize
     }
 }
 
@@ -286,13 +383,191 @@ impl Hasher for KeyHasher {
     }
 }
 
-/// Bytes a node costs: itself, the `Arc`'s counters and its share of the map (an entry and
-/// its control byte, at the map's lowest load after growing: a little under half full).
-const NODE_BYTES: usize = std::mem::size_of::<Node>()
-    + 2 * std::mem::size_of::<usize>()
-    + 3 * (std::mem::size_of::<(u64, Arc<Node>)>() + 1);
+/// A map entry's share of a node's cost: an entry and its control byte, at the map's lowest
+/// load after growing (a little under half full).
+const MAP_BYTES: usize = 3 * (std::mem::size_of::<(u64, u32)>() + 1);
+/// Shards of the position map, and the bytes of each (a lock and an empty table, padded to
+/// 128 bytes).
+const MAP_SHARDS: usize = 64;
+const SHARD_BYTES: usize = 128;
+/// Bytes a node costs: itself and its share of the map.
+const NODE_BYTES: usize = std::mem::size_of::<Node>() + MAP_BYTES;
 /// Bytes an edge costs.
 const EDGE_BYTES: usize = std::mem::size_of::<Edge>();
+
+/// A growing array whose items never move: chunks of `T` made when the first slot in them is
+/// handed out, each paid for from the graph's budget as a whole, and a bump index handing out
+/// the slots. An item is addressed by its index.
+struct Arena<T> {
+    chunks: Box<[OnceLock<Box<[T]>>]>,
+    /// log2 of the slots per chunk.
+    shift: u32,
+    /// Bytes a chunk costs against the budget.
+    chunk_bytes: usize,
+    /// What handing out slots writes, away from the fields every lookup reads.
+    growth: Apart<Growth>,
+}
+
+/// The changing part of an arena.
+struct Growth {
+    /// Slots handed out.
+    next: AtomicUsize,
+    /// Slots in the chunks made so far (stored with `Release` after the chunk is set).
+    ready: AtomicUsize,
+    /// Raised when the budget refused a chunk: only forced requests try again.
+    full: AtomicBool,
+    /// Held while a chunk is made.
+    grow: Mutex<()>,
+}
+
+/// A value in cache lines of its own (two, as some processors fetch lines in pairs), so that
+/// writing it does not take the lines of the fields around it from the other threads.
+#[repr(align(128))]
+struct Apart<T>(T);
+
+impl<T> std::ops::Deref for Apart<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: Default> Arena<T> {
+    /// An arena for `budget` bytes of which an item costs `item_bytes`: chunks of about a
+    /// 256th of the budget (`min` to 4096 items), room in the directory for a few chunks more
+    /// than the budget pays for (the forced ones).
+    fn new(budget: usize, item_bytes: usize, min: usize) -> Arena<T> {
+        let items = (budget / 256 / item_bytes).clamp(min, 4096);
+        let shift = usize::BITS - 1 - items.leading_zeros();
+        let chunk_bytes = item_bytes << shift;
+        let chunks = (0..budget / chunk_bytes + 4)
+            .map(|_| OnceLock::new())
+            .collect();
+        Arena {
+            chunks,
+            shift,
+            chunk_bytes,
+            growth: Apart(Growth {
+                next: AtomicUsize::new(0),
+                ready: AtomicUsize::new(0),
+                full: AtomicBool::new(false),
+                grow: Mutex::new(()),
+            }),
+        }
+    }
+
+    /// Bytes of the chunk directory.
+    fn directory_bytes(&self) -> usize {
+        self.chunks.len() * std::mem::size_of::<OnceLock<Box<[T]>>>()
+    }
+
+    /// The item at `i` (handed out before).
+    #[inline]
+    fn get(&self, i: usize) -> &T {
+        let chunk = self.chunks[i >> self.shift]
+            .get()
+            .expect("an index handed out lies in a chunk made");
+        &chunk[i & ((1 << self.shift) - 1)]
+    }
+
+    /// Whether `n` more slots can be handed out without a new chunk, or a new chunk may be
+    /// asked for.
+    fn has_room(&self, n: usize) -> bool {
+        if !self.growth.full.load(Ordering::Relaxed) {
+            return true;
+        }
+        let size = 1 << self.shift;
+        let next = self.growth.next.load(Ordering::Relaxed);
+        let at = next & (size - 1);
+        let start = if at + n > size {
+            next - at + size
+        } else {
+            next
+        };
+        n <= size && start + n <= self.growth.ready.load(Ordering::Relaxed)
+    }
+
+    /// The `n` items from `start` (handed out together, so in one chunk).
+    #[inline]
+    fn slice(&self, start: usize, n: usize) -> &[T] {
+        let chunk = self.chunks[start >> self.shift]
+            .get()
+            .expect("an index handed out lies in a chunk made");
+        let at = start & ((1 << self.shift) - 1);
+        &chunk[at..at + n]
+    }
+
+    /// Hands out `n` consecutive slots in one chunk (the index of the first; the rest of a
+    /// chunk too short for them is skipped), making chunks as needed when `used` and `budget`
+    /// allow (`force`: anyway); `None` when they do not fit.
+    fn alloc(&self, n: usize, used: &AtomicUsize, budget: usize, force: bool) -> Option<usize> {
+        let size = 1 << self.shift;
+        if n > size {
+            return None;
+        }
+        loop {
+            let next = self.growth.next.load(Ordering::Relaxed);
+            let at = next & (size - 1);
+            let start = if at + n > size {
+                next - at + size
+            } else {
+                next
+            };
+            let end = start + n;
+            if end > self.growth.ready.load(Ordering::Acquire) {
+                if !force && self.growth.full.load(Ordering::Relaxed) {
+                    return None;
+                }
+                self.make_chunks(end, used, budget, force)?;
+                continue;
+            }
+            if self
+                .growth
+                .next
+                .compare_exchange_weak(next, end, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+            {
+                return Some(start);
+            }
+        }
+    }
+
+    /// Makes chunks until the slots below `end` exist; `None` when the budget (unless
+    /// `force`) or the directory refuses.
+    fn make_chunks(
+        &self,
+        end: usize,
+        used: &AtomicUsize,
+        budget: usize,
+        force: bool,
+    ) -> Option<()> {
+        let _held = self.growth.grow.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            let ready = self.growth.ready.load(Ordering::Relaxed);
+            if ready >= end {
+                return Some(());
+            }
+            let slot = self.chunks.get(ready >> self.shift)?;
+            let before = used.fetch_add(self.chunk_bytes, Ordering::Relaxed);
+            if !force && before + self.chunk_bytes > budget {
+                used.fetch_sub(self.chunk_bytes, Ordering::Relaxed);
+                self.growth.full.store(true, Ordering::Relaxed);
+                return None;
+            }
+            let _ = slot.set((0..1usize << self.shift).map(|_| T::default()).collect());
+            self.growth
+                .ready
+                .store(ready + (1 << self.shift), Ordering::Release);
+        }
+    }
+
+    /// The chunks made so far.
+    #[cfg(test)]
+    fn chunks_made(&self) -> usize {
+        self.growth.ready.load(Ordering::Relaxed) >> self.shift
+    }
+}
 
 /// The key of the position `game` in the graph: the Zobrist hash, and in the Pillbug game
 /// types the frozen piece's cell when it changes the legal moves (the piece is the side to
@@ -326,75 +601,176 @@ pub fn position_key(game: &Game) -> u64 {
     }
 }
 
-/// The search graph shared by the threads of one search.
+/// The search graph shared by the threads of one search: nodes and edges in arenas, and a
+/// concurrent map from position key to node index.
 struct Graph {
-    nodes: DashMap<u64, Arc<Node>, BuildHasherDefault<KeyHasher>>,
-    /// Bytes counted against the budget.
+    map: DashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
+    nodes: Arena<Node>,
+    edges: Arena<Edge>,
+    /// Bytes counted against the budget: the chunks made (nodes with their map share) and
+    /// the chunk directories.
     used: AtomicUsize,
     budget: usize,
 }
 
-impl Graph {
-    fn new(memory_mb: usize) -> Graph {
-        Graph {
-            nodes: DashMap::default(),
-            used: AtomicUsize::new(0),
-            budget: memory_mb.max(1).saturating_mul(1 << 20),
-        }
-    }
+/// The published edges of a node with their index in the edge arena, highest prior first.
+struct EdgeIter<'g> {
+    graph: &'g Graph,
+    runs: &'g [AtomicU64; RUNS],
+    run: usize,
+    /// The index of the next edge of `edges`.
+    at: usize,
+    edges: std::slice::Iter<'g, Edge>,
+    left: usize,
+    /// The number of edges published when the iteration began.
+    len: usize,
+}
 
-    /// Takes `bytes` from the budget; false (and nothing taken) when they do not fit.
-    /// `force` takes them anyway (the root's edges).
-    fn reserve(&self, bytes: usize, force: bool) -> bool {
-        let before = self.used.fetch_add(bytes, Ordering::Relaxed);
-        if force || before + bytes <= self.budget {
-            true
-        } else {
-            self.used.fetch_sub(bytes, Ordering::Relaxed);
-            false
-        }
-    }
+impl<'g> Iterator for EdgeIter<'g> {
+    type Item = (usize, &'g Edge);
 
-    /// The node of `key`, made with the value `value` when it is new and memory allows.
-    /// Returns the node and whether this call made it; `None` when the graph is full.
-    fn get_or_insert(&self, key: u64, value: f32, proof: Proof) -> Option<(Arc<Node>, bool)> {
-        if let Some(n) = self.nodes.get(&key) {
-            return Some((Arc::clone(&n), false));
-        }
-        if !self.reserve(NODE_BYTES, false) {
+    #[inline]
+    fn next(&mut self) -> Option<(usize, &'g Edge)> {
+        if self.left == 0 {
             return None;
         }
-        let mut made = false;
-        let node = self
-            .nodes
-            .entry(key)
-            .or_insert_with(|| {
-                made = true;
-                let node = Node::new(value);
-                node.proof.store(proof.pack(), Ordering::Relaxed);
-                Arc::new(node)
-            })
-            .clone();
-        if !made {
-            self.used.fetch_sub(NODE_BYTES, Ordering::Relaxed);
+        loop {
+            if let Some(e) = self.edges.next() {
+                self.left -= 1;
+                self.at += 1;
+                return Some((self.at - 1, e));
+            }
+            let run = self.runs.get(self.run)?.load(Ordering::Relaxed);
+            self.run += 1;
+            self.at = (run >> 32) as usize;
+            // A run is published whole: no more than `left` of it is read.
+            let n = ((run & 0xffff_ffff) as usize).min(self.left);
+            self.edges = self.graph.edges.slice(self.at, n).iter();
         }
-        Some((node, made))
+    }
+}
+
+impl Graph {
+    fn new(memory_mb: usize) -> Graph {
+        let budget = memory_mb.max(1).saturating_mul(1 << 20);
+        let nodes = Arena::new(budget, NODE_BYTES, 64);
+        // A run of edges lies in one chunk: room for every move of a position.
+        let edges = Arena::new(budget, EDGE_BYTES, 1024);
+        let used = nodes.directory_bytes() + edges.directory_bytes() + MAP_SHARDS * SHARD_BYTES;
+        Graph {
+            // Many shards: two threads seldom take the same shard's lock at once.
+            map: DashMap::with_hasher_and_shard_amount(BuildHasherDefault::default(), MAP_SHARDS),
+            nodes,
+            edges,
+            used: AtomicUsize::new(used),
+            budget,
+        }
     }
 
-    fn get(&self, key: u64) -> Option<Arc<Node>> {
-        self.nodes.get(&key).map(|n| Arc::clone(&n))
+    #[inline]
+    fn node(&self, i: u32) -> &Node {
+        self.nodes.get(i as usize)
+    }
+
+    #[inline]
+    fn edge(&self, i: usize) -> &Edge {
+        self.edges.get(i)
+    }
+
+    /// The edges of `node` published so far (`Acquire`: they were written before).
+    fn edges_of<'g>(&'g self, node: &'g Node) -> EdgeIter<'g> {
+        let len = (node.edges.load(Ordering::Acquire) & !WIDENING) as usize;
+        EdgeIter {
+            graph: self,
+            runs: &node.runs,
+            run: 0,
+            at: 0,
+            edges: [].iter(),
+            left: len,
+            len,
+        }
+    }
+
+    /// Calls `f` with each published edge of `node` (its index in the edge arena and the
+    /// edge), highest prior first, until `f` returns false; returns the number published.
+    /// (The hot loops use this: run by run over slices, their state stays in registers.)
+    #[inline(always)]
+    fn each_edge<'g>(
+        &'g self,
+        node: &'g Node,
+        mut f: impl FnMut(usize, &'g Edge) -> bool,
+    ) -> usize {
+        let len = (node.edges.load(Ordering::Acquire) & !WIDENING) as usize;
+        let mut left = len;
+        for run in &node.runs {
+            if left == 0 {
+                break;
+            }
+            let run = run.load(Ordering::Relaxed);
+            let start = (run >> 32) as usize;
+            let n = ((run & 0xffff_ffff) as usize).min(left);
+            left -= n;
+            for (k, e) in self.edges.slice(start, n).iter().enumerate() {
+                if !f(start + k, e) {
+                    return len;
+                }
+            }
+        }
+        len
+    }
+
+    /// Hands out `n` consecutive edge slots, `None` when they do not fit (`force`: anyway).
+    fn alloc_edges(&self, n: usize, force: bool) -> Option<usize> {
+        self.edges.alloc(n, &self.used, self.budget, force)
+    }
+
+    /// The node of `key`, made with the value `value` when it is new and memory allows
+    /// (`force`: anyway). Returns its index and whether this call made it; `None` when the
+    /// graph is full.
+    fn get_or_insert(
+        &self,
+        key: u64,
+        value: f32,
+        proof: Proof,
+        force: bool,
+    ) -> Option<(u32, bool)> {
+        if let Some(i) = self.get(key) {
+            return Some((i, false));
+        }
+        if !force && !self.nodes.has_room(1) {
+            return None;
+        }
+        match self.map.entry(key) {
+            Entry::Occupied(o) => Some((*o.get(), false)),
+            Entry::Vacant(v) => {
+                let i = self.nodes.alloc(1, &self.used, self.budget, force)?;
+                let node = self.nodes.get(i);
+                node.visits.store(1, Ordering::Relaxed);
+                node.value
+                    .store((value * VALUE_ONE) as i64, Ordering::Relaxed);
+                node.proof.store(proof.pack(), Ordering::Relaxed);
+                // The map's lock publishes the node to the threads that find it there.
+                v.insert(i as u32);
+                Some((i as u32, true))
+            }
+        }
+    }
+
+    fn get(&self, key: u64) -> Option<u32> {
+        self.map.get(&key).map(|i| *i)
     }
 }
 
 /// Everything the threads of one search share.
 struct Shared<'a> {
     graph: Graph,
-    root: Arc<Node>,
+    root: u32,
     root_game: &'a Game,
     params: MctsParams,
     eval: &'a (dyn Fn(&Game) -> i32 + Sync),
-    /// Iterations started, all threads together.
-    iterations: AtomicU64,
+    /// Iterations claimed, all threads together: each thread claims `BATCH` at a time (fewer
+    /// at the limit) and gives back what it did not run when it stops.
+    iterations: Apart<AtomicU64>,
     max_iterations: Option<u64>,
     stop: &'a AtomicBool,
     clock: TimeManager,
@@ -408,18 +784,55 @@ impl Shared<'_> {
         ((self.eval)(game) as f32 / self.params.eval_scale).tanh()
     }
 
+    fn root(&self) -> &Node {
+        self.graph.node(self.root)
+    }
+
     /// Whether the root's result is known for good: proven lost or drawn, won in one, or won
     /// with every move proven (a proven win in more plies goes on looking for a shorter one).
     fn root_settled(&self) -> bool {
-        match self.root.proof() {
+        let root = self.root();
+        match root.proof() {
             Proof::Unknown => false,
             Proof::Win(d) if d > 1 => {
-                let edges = self.root.edges();
-                edges.len() == self.root.legal.load(Ordering::Relaxed) as usize
-                    && edges.iter().all(|e| e.proof() != Proof::Unknown)
+                let mut edges = self.graph.edges_of(root);
+                edges.len == root.legal() && edges.all(|(_, e)| e.proof() != Proof::Unknown)
             }
             _ => true,
         }
+    }
+
+    /// Whether the thread holding `left` claimed iterations may run one more, claiming a
+    /// batch when it has none left; false when the limit has been claimed in all.
+    fn start_iteration(&self, left: &mut u64) -> bool {
+        if *left == 0 {
+            *left = match self.max_iterations {
+                None => {
+                    self.iterations.fetch_add(BATCH, Ordering::Relaxed);
+                    BATCH
+                }
+                Some(max) => {
+                    let mut taken = 0;
+                    let _ =
+                        self.iterations
+                            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                                taken = BATCH.min(max.saturating_sub(n));
+                                (taken > 0).then_some(n + taken)
+                            });
+                    taken
+                }
+            };
+        }
+        if *left == 0 {
+            return false;
+        }
+        *left -= 1;
+        true
+    }
+
+    /// Gives back the iterations a stopping thread claimed and did not run.
+    fn give_back(&self, left: u64) {
+        self.iterations.fetch_sub(left, Ordering::Relaxed);
     }
 
     /// Whether the search must end now (also raises `done` for the other threads).
@@ -427,11 +840,7 @@ impl Shared<'_> {
         if self.done.load(Ordering::Relaxed) {
             return true;
         }
-        let over = self.stop.load(Ordering::Relaxed)
-            || self.root_settled()
-            || self
-                .max_iterations
-                .is_some_and(|m| self.iterations.load(Ordering::Relaxed) >= m);
+        let over = self.stop.load(Ordering::Relaxed) || self.root_settled();
         if over {
             self.done.store(true, Ordering::Relaxed);
         }
@@ -448,8 +857,8 @@ struct Worker<'a> {
     bonus: Vec<i32>,
     /// Sort keys of the moves by prior: bonus below the best in the high half, index low.
     order: Vec<u64>,
-    /// The nodes of the current descent with the edge taken from each.
-    path: Vec<(Arc<Node>, usize)>,
+    /// The nodes of the current descent with the edge taken from each (arena indices).
+    path: Vec<(&'a Node, &'a Edge)>,
 }
 
 impl<'a> Worker<'a> {
@@ -468,49 +877,87 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// Whether `node` is the root, proven won: then the search looks for a shorter win among
-    /// the moves not proven yet.
-    fn hunting(&self, node: &Node) -> bool {
-        std::ptr::eq(node, &*self.sh.root) && matches!(node.proof(), Proof::Win(_))
+    /// Whether node `idx` is the root, proven won: then the search looks for a shorter win
+    /// among the moves not proven yet.
+    fn hunting(&self, idx: u32, node: &Node) -> bool {
+        idx == self.sh.root && matches!(node.proof(), Proof::Win(_))
     }
 
     /// Makes the edges of `node` (the position `self.game`) up to `target` of them, highest
-    /// prior first; the root's first edges are made even when the graph is full, other
-    /// nodes get none when they do not fit.
+    /// prior first, unless another thread is making some (then it waits for them only when
+    /// the node has none); the root's first edges are made even when the graph is full,
+    /// other nodes get none when they do not fit.
     fn widen(&mut self, node: &Node, target: usize, is_root: bool) {
-        let mut edges = node.edges.write().unwrap_or_else(|e| e.into_inner());
-        let force = is_root && edges.is_empty();
-        let legal = node.legal.load(Ordering::Relaxed) as usize;
-        if edges.len() >= target || (legal != 0 && edges.len() >= legal) {
+        let word = node.edges.fetch_or(WIDENING, Ordering::Acquire);
+        if word & WIDENING != 0 {
+            // A node with no edges yet leaves nothing to do but wait for them (an iteration
+            // there would only back up the node's value; a preempted widener of the root
+            // could make the other threads spend the whole search so).
+            if word & !WIDENING == 0 {
+                while node.edges.load(Ordering::Acquire) & WIDENING != 0 {
+                    std::thread::yield_now();
+                }
+            }
             return;
         }
-        // A full graph: spare the move generation.
+        /// Publishes the edges written and lowers the flag, also when unwinding from a panic
+        /// (the other threads may be waiting for the flag).
+        struct Publish<'n>(&'n AtomicU32, usize);
+        impl Drop for Publish<'_> {
+            fn drop(&mut self) {
+                self.0.store(self.1 as u32, Ordering::Release);
+            }
+        }
+        let mut publish = Publish(&node.edges, word as usize);
+        publish.1 = self.widen_locked(node, publish.1, target, is_root);
+    }
+
+    /// `widen` for the thread holding the flag, with `made` edges; returns the edges now.
+    fn widen_locked(&mut self, node: &Node, made: usize, target: usize, is_root: bool) -> usize {
         let graph = &self.sh.graph;
-        if !force && graph.used.load(Ordering::Relaxed) + EDGE_BYTES > graph.budget {
-            return;
+        let force = is_root && made == 0;
+        let legal = node.legal();
+        if made >= target || (legal != 0 && made >= legal) {
+            return made;
+        }
+        let run = node
+            .runs
+            .iter()
+            .position(|r| r.load(Ordering::Relaxed) == 0)
+            .unwrap_or(RUNS);
+        if run == RUNS {
+            return made;
+        }
+        // A full graph: spare the move generation when not even the smallest batch fits.
+        let smallest = match legal {
+            0 => 1,
+            _ if run == RUNS - 1 => legal - made,
+            _ => target.min(legal) - made,
+        };
+        if !force && !graph.edges.has_room(smallest) {
+            return made;
         }
         self.movegen.generate(&self.game, &mut self.list);
         let n = self.list.len();
         node.legal.store(n as u32, Ordering::Relaxed);
-        if target.min(n) <= edges.len() {
-            return;
+        if target.min(n) <= made {
+            return made;
         }
-        // Grow at least to twice the edges (fewer regenerations), if that fits.
-        let doubled = target.max(2 * edges.len()).min(n);
-        let target = if self
-            .sh
-            .graph
-            .reserve((doubled - edges.len()) * EDGE_BYTES, force)
-        {
-            doubled
-        } else if self
-            .sh
-            .graph
-            .reserve((target.min(n) - edges.len()) * EDGE_BYTES, force)
-        {
-            target.min(n)
+        // Grow at least to twice the edges (fewer regenerations), if that fits; the last run
+        // takes every move.
+        let doubled = if run == RUNS - 1 {
+            n
         } else {
-            return;
+            target.max(2 * made).min(n)
+        };
+        let (start, target) = if let Some(s) = graph.alloc_edges(doubled - made, force) {
+            (s, doubled)
+        } else if run < RUNS - 1
+            && let Some(s) = graph.alloc_edges(target.min(n) - made, force)
+        {
+            (s, target.min(n))
+        } else {
+            return made;
         };
         super::worker::queen_bonus(&self.game, self.list.as_slice(), &mut self.bonus);
         let t = self.sh.params.prior_temperature;
@@ -526,86 +973,98 @@ impl<'a> Worker<'a> {
                 .map(|(i, &b)| ((top - b) as u64) << 32 | i as u64),
         );
         self.order.sort_unstable();
-        let made = edges.len();
-        edges.reserve_exact(target - made);
         let board = self.game.board();
-        for &key in &self.order[made..target] {
+        for (slot, &key) in (start..).zip(&self.order[made..target]) {
             let i = (key & 0xffff_ffff) as usize;
             let mv = self.list.as_slice()[i];
-            let w = weight(self.bonus[i]);
             let from = mv
                 .piece()
                 .and_then(|p| board.position(p))
                 .map_or(NO_CELL, |c| c.index() as u16);
-            edges.push(Edge {
-                mv,
-                from,
-                prior: w / total,
-                visits: AtomicU32::new(0),
-                in_flight: AtomicU32::new(0),
-                proof: AtomicU32::new(0),
-                q: AtomicU32::new(0),
-                child: OnceLock::new(),
-            });
+            graph
+                .edge(slot)
+                .set(mv, from, weight(self.bonus[i]) / total);
         }
+        node.runs[run].store(
+            (start as u64) << 32 | (target - made) as u64,
+            Ordering::Relaxed,
+        );
+        target
     }
 
-    /// The edge of `node` to descend (PUCT with virtual loss over the edges it considers),
-    /// and how many edges it would like to have: a node visited N times considers
-    /// `widen_base + widen_factor * sqrt(N)` edges in order of prior, not counting those proven
-    /// lost (or, at a root proven won, proven at all). `None` when it has no edges.
-    fn select(&self, node: &Node, edges: &[Edge]) -> (Option<usize>, usize) {
+    /// The edge of node `idx` to descend (PUCT with virtual loss over the edges it
+    /// considers: its index in the edge arena), how many edges it would like to have, and
+    /// how many it has: a node visited N times considers `widen_base + widen_factor *
+    /// sqrt(N)` edges in order of prior, not counting those proven lost (or, at a root proven
+    /// won, proven at all). `None` when it has no edges.
+    fn select(&self, idx: u32, node: &'a Node) -> (Option<&'a Edge>, usize, usize) {
         let p = &self.sh.params;
         let n = node.visits();
         let sqrt_n = (n.max(1) as f32).sqrt();
         let allowance = (p.widen_base + p.widen_factor * sqrt_n) as usize;
         let fpu = node.q() - p.first_play_reduction;
-        let hunting = self.hunting(node);
+        let hunting = self.hunting(idx, node);
         let mut open = 0;
         let mut best = None;
         let mut best_score = f32::NEG_INFINITY;
-        let mut want = edges.len();
-        for (i, e) in edges.iter().enumerate() {
+        // PUCT with virtual loss; `draw`: the edge is a proven draw (its value is 0).
+        let puct = |e: &Edge, stats: u64, draw: bool| {
+            let visits = (stats >> 32) as u32 as f32;
+            let vl = (stats & 0xff) as u32 as f32;
+            let q = if draw {
+                0.0
+            } else if visits > 0.0 {
+                e.q()
+            } else {
+                fpu
+            };
+            let q = if vl > 0.0 {
+                let seen = visits.max(1.0);
+                (q * seen - p.virtual_loss * vl) / (seen + vl)
+            } else {
+                q
+            };
+            q + p.exploration * e.prior() * sqrt_n / (1.0 + visits + vl)
+        };
+        let mut k = 0;
+        let mut want = None;
+        let graph: &'a Graph = &self.sh.graph;
+        let len = graph.each_edge(node, |_, e| {
             if open == allowance {
-                want = i;
-                break;
+                want = Some(k);
+                return false;
             }
-            let proof = e.proof();
-            let score = match proof {
-                _ if hunting && proof != Proof::Unknown => continue,
-                // The child loses: take the shortest such win at once.
-                Proof::Loss(d) => 1e6 - d as f32,
-                // The child wins: only when nothing else is left, the longest loss.
-                Proof::Win(d) => -1e6 + d as f32,
-                _ => {
-                    open += 1;
-                    let visits = e.visits.load(Ordering::Relaxed) as f32;
-                    let vl = e.in_flight.load(Ordering::Relaxed) as f32;
-                    let q = if proof == Proof::Draw {
-                        0.0
-                    } else if visits > 0.0 {
-                        e.q()
-                    } else {
-                        fpu
-                    };
-                    let q = if vl > 0.0 {
-                        let seen = visits.max(1.0);
-                        (q * seen - p.virtual_loss * vl) / (seen + vl)
-                    } else {
-                        q
-                    };
-                    q + p.exploration * e.prior * sqrt_n / (1.0 + visits + vl)
+            k += 1;
+            let stats = e.stats.load(Ordering::Relaxed);
+            let score = if stats & PROOF_BITS == 0 {
+                // Not proven (most edges).
+                open += 1;
+                puct(e, stats, false)
+            } else {
+                match stats_proof(stats) {
+                    _ if hunting => return true,
+                    // The child loses: take the shortest such win at once.
+                    Proof::Loss(d) => 1e6 - d as f32,
+                    // The child wins: only when nothing else is left, the longest loss.
+                    Proof::Win(d) => -1e6 + d as f32,
+                    Proof::Draw => {
+                        open += 1;
+                        puct(e, stats, true)
+                    }
+                    Proof::Unknown => unreachable!("an unknown proof packs to 0"),
                 }
             };
             if score > best_score {
                 best_score = score;
-                best = Some(i);
+                best = Some(e);
             }
-        }
+            true
+        });
+        let mut want = want.unwrap_or(len);
         if open < allowance {
-            want = edges.len() + allowance - open;
+            want = len + allowance - open;
         }
-        (best, want)
+        (best, want, len)
     }
 
     /// The value of the new leaf `self.game` (not over) for its side to move, and its proof:
@@ -637,40 +1096,39 @@ impl<'a> Worker<'a> {
     /// One iteration from the root: descend, evaluate, back up.
     fn iterate(&mut self) {
         let sh = self.sh;
+        let graph: &'a Graph = &sh.graph;
         self.path.clear();
-        let mut node = Arc::clone(&sh.root);
+        let mut idx = sh.root;
+        let mut node = graph.node(idx);
         // The value at the end of the descent, from the view of the side to move there.
         let value;
         loop {
             let is_root = self.path.is_empty();
             let mut widened = false;
             let chosen = loop {
-                let edges = node.edges();
-                let (best, want) = self.select(&node, &edges);
-                let (len, legal) = (edges.len(), node.legal.load(Ordering::Relaxed) as usize);
+                let (best, want, len) = self.select(idx, node);
+                let legal = node.legal();
                 if !widened && want > len && (legal == 0 || len < legal) {
-                    drop(edges);
                     widened = true;
-                    self.widen(&node, want, is_root);
+                    self.widen(node, want, is_root);
                     continue;
                 }
                 // No edge: the graph is full and this leaf has none; it backs up what it knows.
-                break best.and_then(|i| {
-                    let e = &edges[i];
+                break best.and_then(|e| {
                     e.resolve(&self.game).map(|m| {
-                        e.in_flight.fetch_add(1, Ordering::Relaxed);
-                        let visits = e.visits.load(Ordering::Relaxed);
-                        (i, m, e.proof(), visits, e.child.get().cloned())
+                        // The virtual loss, and the visits seen on the way down.
+                        let stats = e.stats.fetch_add(1, Ordering::Relaxed);
+                        (e, m, (stats >> 32) as u32, stats_proof(stats))
                     })
                 });
             };
-            let Some((i, m, edge_proof, edge_visits, child)) = chosen else {
+            let Some((e, m, edge_visits, edge_proof)) = chosen else {
                 value = node.q();
                 break;
             };
             self.game.play_unchecked(m);
             // The child to descend into, or the value (child's view) that ends the descent.
-            let step: Result<Arc<Node>, f32> = 'step: {
+            let step: Result<(u32, &Node), f32> = 'step: {
                 if self.game.state().is_over() {
                     let mover = self.game.side_to_move().opponent();
                     let proof = match self.game.state() {
@@ -685,7 +1143,7 @@ impl<'a> Worker<'a> {
                         }
                         _ => Proof::Draw,
                     };
-                    node.edges()[i].proof.store(proof.pack(), Ordering::Relaxed);
+                    e.set_proof(proof);
                     break 'step Err(proof.value().unwrap_or(0.0));
                 }
                 if self.game.is_repetition() {
@@ -695,11 +1153,11 @@ impl<'a> Worker<'a> {
                 if let Some(v) = edge_proof.value() {
                     break 'step Err(v);
                 }
-                let child = match child {
+                let child = match e.child() {
                     Some(c) => c,
                     None => {
                         let key = position_key(&self.game);
-                        let (c, made) = match sh.graph.get(key) {
+                        let (c, made) = match graph.get(key) {
                             Some(c) => (c, false),
                             None => {
                                 let (v, proof) = self.leaf();
@@ -708,7 +1166,7 @@ impl<'a> Worker<'a> {
                                 let stored = if edge_visits == 0 {
                                     None
                                 } else {
-                                    sh.graph.get_or_insert(key, v, proof)
+                                    graph.get_or_insert(key, v, proof, false)
                                 };
                                 match stored {
                                     Some(found) => found,
@@ -716,38 +1174,35 @@ impl<'a> Worker<'a> {
                                         // Evaluated but not stored (first visit, or a full
                                         // graph); a proof stays on the edge.
                                         if proof != Proof::Unknown {
-                                            node.edges()[i]
-                                                .proof
-                                                .store(proof.pack(), Ordering::Relaxed);
+                                            e.set_proof(proof);
                                         }
                                         break 'step Err(v);
                                     }
                                 }
                             }
                         };
-                        let _ = node.edges()[i].child.set(Arc::clone(&c));
+                        e.child.store(c + 1, Ordering::Release);
                         if made {
-                            break 'step Err(c.q());
+                            break 'step Err(graph.node(c).q());
                         }
                         c
                     }
                 };
-                let child_proof = child.proof();
+                let child_node = graph.node(child);
+                let child_proof = child_node.proof();
                 if let Some(v) = child_proof.value() {
-                    node.edges()[i]
-                        .proof
-                        .store(child_proof.pack(), Ordering::Relaxed);
+                    e.set_proof(child_proof);
                     break 'step Err(v);
                 }
-                if edge_visits < child.visits() {
+                if edge_visits < child_node.visits() {
                     // The child knows more than this edge has counted: take its value.
-                    break 'step Err(child.q());
+                    break 'step Err(child_node.q());
                 }
-                Ok(child)
+                Ok((child, child_node))
             };
-            self.path.push((node, i));
+            self.path.push((node, e));
             match step {
-                Ok(child) => node = child,
+                Ok((child, child_node)) => (idx, node) = (child, child_node),
                 Err(v) => {
                     value = v;
                     break;
@@ -760,34 +1215,36 @@ impl<'a> Worker<'a> {
     /// Backs `value` (for the side to move at the end of the path) up the path, and the
     /// proofs with it; puts the game back at the root.
     fn backup(&mut self, mut value: f32) {
-        while let Some((node, i)) = self.path.pop() {
+        let graph = &self.sh.graph;
+        while let Some((node, e)) = self.path.pop() {
             self.game.undo();
             value = -value;
+            // One visit more, one descent in flight less.
+            let n = (e.stats.fetch_add(ONE_VISIT - 1, Ordering::Relaxed) >> 32) as u32 + 1;
+            let q = match e.child() {
+                Some(c) => {
+                    let c = graph.node(c);
+                    let p = c.proof();
+                    if p != Proof::Unknown {
+                        e.set_proof(p);
+                    }
+                    -c.q()
+                }
+                None => e.q() + (value - e.q()) / n as f32,
+            };
+            e.q.store(q.to_bits(), Ordering::Relaxed);
+            node.visits.fetch_add(1, Ordering::Relaxed);
+            node.value
+                .fetch_add((value * VALUE_ONE) as i64, Ordering::Relaxed);
+            // A node's proof can only change when one of its edges gets one, and edges get
+            // theirs in iterations through them: the edge just taken is proven, or the node
+            // is not looked at again (the root is: a shorter win may turn up).
+            if (node.proof() == Proof::Unknown && e.proof() != Proof::Unknown)
+                || self.path.is_empty()
             {
-                let edges = node.edges();
-                let e = &edges[i];
-                let n = e.visits.fetch_add(1, Ordering::Relaxed) + 1;
-                let q = match e.child.get() {
-                    Some(c) => {
-                        let p = c.proof();
-                        if p != Proof::Unknown {
-                            e.proof.store(p.pack(), Ordering::Relaxed);
-                        }
-                        -c.q()
-                    }
-                    None => e.q() + (value - e.q()) / n as f32,
-                };
-                e.q.store(q.to_bits(), Ordering::Relaxed);
-                e.in_flight.fetch_sub(1, Ordering::Relaxed);
-                node.visits.fetch_add(1, Ordering::Relaxed);
-                node.value
-                    .fetch_add((value * VALUE_ONE) as i64, Ordering::Relaxed);
-                // The root's proof is looked at again: a shorter win may turn up.
-                if node.proof() == Proof::Unknown || self.path.is_empty() {
-                    let proof = prove(&node, &edges);
-                    if proof != Proof::Unknown {
-                        node.proof.store(proof.pack(), Ordering::Relaxed);
-                    }
+                let proof = prove(graph, node);
+                if proof != Proof::Unknown {
+                    node.proof.store(proof.pack(), Ordering::Relaxed);
                 }
             }
         }
@@ -795,13 +1252,13 @@ impl<'a> Worker<'a> {
 }
 
 /// The proof of `node` from its edges' proofs (`Unknown` when they do not settle it).
-fn prove(node: &Node, edges: &[Edge]) -> Proof {
-    let legal = node.legal.load(Ordering::Relaxed) as usize;
+fn prove(graph: &Graph, node: &Node) -> Proof {
+    let legal = node.legal();
     let mut shortest_win = None;
     let mut longest_loss = 0;
-    let mut all_proven = legal != 0 && edges.len() == legal;
-    let mut all_lost = all_proven;
-    for e in edges.iter() {
+    let mut all_proven = true;
+    let mut all_lost = true;
+    let len = graph.each_edge(node, |_, e| {
         match e.proof() {
             Proof::Loss(d) => shortest_win = Some(shortest_win.map_or(d, |w: u32| w.min(d))),
             Proof::Win(d) => longest_loss = longest_loss.max(d),
@@ -811,7 +1268,10 @@ fn prove(node: &Node, edges: &[Edge]) -> Proof {
                 all_lost = false;
             }
         }
-    }
+        true
+    });
+    let complete = legal != 0 && len == legal;
+    let (all_proven, all_lost) = (all_proven && complete, all_lost && complete);
     if let Some(d) = shortest_win {
         Proof::Win(d + 1)
     } else if all_lost {
@@ -826,7 +1286,7 @@ fn prove(node: &Node, edges: &[Edge]) -> Proof {
 /// A root move's standing: proven wins first (shortest first), then unproven moves and draws
 /// by visits (then value), then proven losses (longest first).
 fn rank(e: &Edge) -> (i32, i64) {
-    let visits = e.visits.load(Ordering::Relaxed) as i64;
+    let visits = e.visits() as i64;
     match e.proof() {
         Proof::Loss(d) => (2, -(d as i64)),
         Proof::Win(d) => (0, d as i64),
@@ -834,66 +1294,69 @@ fn rank(e: &Edge) -> (i32, i64) {
     }
 }
 
-/// The index of the best edge of `edges` (see [`rank`]), `None` when there are none.
-fn best_edge(edges: &[Edge]) -> Option<usize> {
-    (0..edges.len()).max_by(|&a, &b| {
-        let (ea, eb) = (&edges[a], &edges[b]);
-        let qa = ea.child.get().map_or(-1.0, |c| -c.q());
-        let qb = eb.child.get().map_or(-1.0, |c| -c.q());
-        rank(ea)
-            .cmp(&rank(eb))
-            .then(qa.total_cmp(&qb))
-            // Earlier (higher prior) first on a full tie.
-            .then(b.cmp(&a))
-    })
+/// The best of `edges` (see [`rank`]), `None` when there are none.
+fn best_edge<'g>(graph: &'g Graph, edges: &[&'g Edge]) -> Option<&'g Edge> {
+    (0..edges.len())
+        .max_by(|&a, &b| {
+            let (ea, eb) = (edges[a], edges[b]);
+            let qa = ea.child().map_or(-1.0, |c| -graph.node(c).q());
+            let qb = eb.child().map_or(-1.0, |c| -graph.node(c).q());
+            rank(ea)
+                .cmp(&rank(eb))
+                .then(qa.total_cmp(&qb))
+                // Earlier (higher prior) first on a full tie.
+                .then(b.cmp(&a))
+        })
+        .map(|i| edges[i])
 }
 
 /// The report of the search so far: the best root move, its value, the principal line.
 fn summary(sh: &Shared, depth: u32) -> SearchInfo {
+    let graph = &sh.graph;
     let iterations = sh.iterations.load(Ordering::Relaxed);
     let mut pv = Vec::new();
     let mut score = 0;
     let mut share = 0.0;
     let mut game = sh.root_game.clone();
     game.set_repetition_draw(false);
-    let mut node = Arc::clone(&sh.root);
+    let mut node = sh.root();
+    let mut edges = Vec::new();
     while pv.len() < 32 {
-        let next = {
-            let edges = node.edges();
-            let Some(i) = best_edge(&edges) else {
-                break;
-            };
-            let e = &edges[i];
-            let Some(m) = e.resolve(&game) else {
-                break;
-            };
-            if pv.is_empty() {
-                let total: u32 = edges.iter().map(|e| e.visits.load(Ordering::Relaxed)).sum();
-                let visits = e.visits.load(Ordering::Relaxed);
-                share = if total > 0 {
-                    visits as f32 / total as f32
-                } else {
-                    0.0
-                };
-                score = match e.proof() {
-                    Proof::Loss(d) => WIN - d as i32 - 1,
-                    Proof::Win(d) => -WIN + d as i32 + 1,
-                    Proof::Draw => 0,
-                    Proof::Unknown => {
-                        let q = e.child.get().map_or(0.0, |c| -c.q()).clamp(-0.999, 0.999);
-                        (sh.params.eval_scale * q.atanh()) as i32
-                    }
-                };
-            }
-            if e.visits.load(Ordering::Relaxed) == 0 && !pv.is_empty() {
-                break;
-            }
-            (m, e.child.get().cloned())
+        edges.clear();
+        edges.extend(graph.edges_of(node).map(|(_, e)| e));
+        let Some(e) = best_edge(graph, &edges) else {
+            break;
         };
-        pv.push(next.0);
-        game.play_unchecked(next.0);
-        match next.1 {
-            Some(c) if !game.state().is_over() && !game.is_repetition() => node = c,
+        let Some(m) = e.resolve(&game) else {
+            break;
+        };
+        if pv.is_empty() {
+            let total: u32 = edges.iter().map(|e| e.visits()).sum();
+            share = if total > 0 {
+                e.visits() as f32 / total as f32
+            } else {
+                0.0
+            };
+            score = match e.proof() {
+                Proof::Loss(d) => WIN - d as i32 - 1,
+                Proof::Win(d) => -WIN + d as i32 + 1,
+                Proof::Draw => 0,
+                Proof::Unknown => {
+                    let q = e
+                        .child()
+                        .map_or(0.0, |c| -graph.node(c).q())
+                        .clamp(-0.999, 0.999);
+                    (sh.params.eval_scale * q.atanh()) as i32
+                }
+            };
+        }
+        if e.visits() == 0 && !pv.is_empty() {
+            break;
+        }
+        pv.push(m);
+        game.play_unchecked(m);
+        match e.child() {
+            Some(c) if !game.state().is_over() && !game.is_repetition() => node = graph.node(c),
             _ => break,
         }
     }
@@ -932,17 +1395,16 @@ pub fn search(
     }
     let graph = Graph::new(memory_mb);
     let root_value = ((eval)(game) as f32 / params.eval_scale).tanh();
-    let root = match graph.get_or_insert(position_key(game), root_value, Proof::Unknown) {
-        Some((r, _)) => r,
-        None => Arc::new(Node::new(root_value)),
-    };
+    let (root, _) = graph
+        .get_or_insert(position_key(game), root_value, Proof::Unknown, true)
+        .expect("the root is made even in a full graph");
     let sh = Shared {
         graph,
         root,
         root_game: game,
         params,
         eval,
-        iterations: AtomicU64::new(0),
+        iterations: Apart(AtomicU64::new(0)),
         max_iterations: limits.depth.map(visits_for_depth),
         stop,
         clock: TimeManager::new(limits, start),
@@ -953,12 +1415,15 @@ pub fn search(
         let mut main = main;
         let mut reported = 0;
         let mut count = 0u64;
+        let mut left = 0;
         while !sh.over() {
             if count.is_multiple_of(64) && sh.clock.hard_expired() {
                 sh.done.store(true, Ordering::Relaxed);
                 break;
             }
-            sh.iterations.fetch_add(1, Ordering::Relaxed);
+            if !sh.start_iteration(&mut left) {
+                break;
+            }
             w.iterate();
             count += 1;
             if let Some(r) = main.as_mut()
@@ -971,7 +1436,9 @@ pub fn search(
                 }
             }
         }
+        sh.give_back(left);
     };
+    let threads = threads.min(MAX_THREADS);
     if threads <= 1 {
         run(Some(report));
     } else {
@@ -987,7 +1454,7 @@ pub fn search(
     }
     let iterations = sh.iterations.load(Ordering::Relaxed);
     let mut depth = depth_for_visits(iterations).max(1);
-    if sh.root.proof() != Proof::Unknown {
+    if sh.root().proof() != Proof::Unknown {
         // A proven result holds at every depth.
         depth = depth.max(limits.depth.unwrap_or(0));
     }
@@ -1012,7 +1479,7 @@ mod tests {
     fn grow(game: &Game, iterations: u64, threads: usize, memory_mb: usize) -> Graph {
         let graph = Graph::new(memory_mb);
         let root = graph
-            .get_or_insert(position_key(game), 0.0, Proof::Unknown)
+            .get_or_insert(position_key(game), 0.0, Proof::Unknown, true)
             .map(|r| r.0)
             .expect("room for the root");
         let stop = AtomicBool::new(false);
@@ -1023,7 +1490,7 @@ mod tests {
             root_game: game,
             params: MctsParams::default(),
             eval: &evaluate,
-            iterations: AtomicU64::new(0),
+            iterations: Apart(AtomicU64::new(0)),
             max_iterations: Some(iterations),
             stop: &stop,
             clock: TimeManager::new(&limits, Instant::now()),
@@ -1033,10 +1500,11 @@ mod tests {
             for _ in 0..threads {
                 s.spawn(|| {
                     let mut w = Worker::new(&sh);
-                    while !sh.over() {
-                        sh.iterations.fetch_add(1, Ordering::Relaxed);
+                    let mut left = 0;
+                    while !sh.over() && sh.start_iteration(&mut left) {
                         w.iterate();
                     }
+                    sh.give_back(left);
                 });
             }
         });
@@ -1079,13 +1547,12 @@ mod tests {
         assert_eq!(position_key(&a), position_key(&b));
         let graph = grow(&root, 20_000, 1, 64);
         // Nodes reached from two different parents: one node for two move orders.
-        let mut parents: std::collections::HashMap<*const Node, usize> = Default::default();
-        for entry in graph.nodes.iter() {
-            let mut children: Vec<*const Node> = entry
-                .value()
-                .edges()
-                .iter()
-                .filter_map(|e| e.child.get().map(Arc::as_ptr))
+        let mut parents: std::collections::HashMap<u32, usize> = Default::default();
+        for entry in graph.map.iter() {
+            let node = graph.node(*entry.value());
+            let mut children: Vec<u32> = graph
+                .edges_of(node)
+                .filter_map(|(_, e)| e.child())
                 .collect();
             children.sort();
             children.dedup();
@@ -1095,7 +1562,7 @@ mod tests {
         }
         let merged = parents.values().filter(|&&n| n >= 2).count();
         assert!(merged > 100, "{merged} nodes with two parents or more");
-        assert!(parents.values().all(|&n| n <= graph.nodes.len()));
+        assert!(parents.values().all(|&n| n <= graph.map.len()));
     }
 
     #[test]
@@ -1112,16 +1579,8 @@ mod tests {
                 .piece()
                 .and_then(|p| a.board().position(p))
                 .map_or(NO_CELL, |c| c.index() as u16);
-            let e = Edge {
-                mv: m,
-                from,
-                prior: 0.0,
-                visits: AtomicU32::new(0),
-                in_flight: AtomicU32::new(0),
-                proof: AtomicU32::new(0),
-                q: AtomicU32::new(0),
-                child: OnceLock::new(),
-            };
+            let e = Edge::default();
+            e.set(m, from, 0.0);
             let got = e.resolve(&b).expect("the piece is there");
             assert!(legal_b.contains(&got));
             renamed += usize::from(got != m);
@@ -1134,18 +1593,14 @@ mod tests {
     fn visit_counts_add_up_with_two_threads() {
         let game = midgame();
         let graph = grow(&game, 20_000, 2, 64);
-        assert!(graph.nodes.len() > 1000);
-        for entry in graph.nodes.iter() {
-            let node = entry.value();
-            let edges = node.edges();
-            let through: u64 = edges
-                .iter()
-                .map(|e| e.visits.load(Ordering::Relaxed) as u64)
-                .sum();
+        assert!(graph.map.len() > 1000);
+        for entry in graph.map.iter() {
+            let node = graph.node(*entry.value());
+            let through: u64 = graph.edges_of(node).map(|(_, e)| e.visits() as u64).sum();
             assert!(
-                edges
-                    .iter()
-                    .all(|e| e.in_flight.load(Ordering::Relaxed) == 0)
+                graph
+                    .edges_of(node)
+                    .all(|(_, e)| e.stats.load(Ordering::Relaxed) & 0xff == 0)
             );
             assert_eq!(
                 node.visits() as u64,
@@ -1162,20 +1617,22 @@ mod tests {
         let budget = 1 << 20;
         let counted = graph.used.load(Ordering::Relaxed);
         assert!(counted <= budget, "counted {counted} of {budget}");
-        // What is really held: the nodes, their edge vectors, the map's table.
-        let edges: usize = graph
-            .nodes
-            .iter()
-            .map(|e| e.value().edges().capacity() * EDGE_BYTES)
-            .sum();
-        let real = graph.nodes.len() * (std::mem::size_of::<Node>() + 16)
-            + edges
-            + graph.nodes.capacity() * (std::mem::size_of::<(u64, Arc<Node>)>() + 1);
+        // What is really held: the chunks of nodes and edges, their directories, the map.
+        assert_eq!(
+            (std::mem::size_of::<Node>(), EDGE_BYTES, MAP_BYTES),
+            (64, 24, 51)
+        );
+        let real = graph.nodes.chunks_made() * (std::mem::size_of::<Node>() << graph.nodes.shift)
+            + graph.edges.chunks_made() * (EDGE_BYTES << graph.edges.shift)
+            + graph.nodes.directory_bytes()
+            + graph.edges.directory_bytes()
+            + MAP_SHARDS * SHARD_BYTES
+            + graph.map.capacity() * (std::mem::size_of::<(u64, u32)>() + 1);
         assert!(real <= budget, "holds {real} bytes of {budget}");
-        // It filled up (what is left is less than a node and its edges) and the search went
-        // on refining: far more iterations than nodes.
-        assert!(budget - counted < NODE_BYTES + 200 * EDGE_BYTES);
-        assert!(graph.nodes.len() * 4 < 60_000);
+        // It filled up (what is left is less than a chunk of nodes and one of edges) and the
+        // search went on refining: far more iterations than nodes.
+        assert!(budget - counted < graph.nodes.chunk_bytes + graph.edges.chunk_bytes);
+        assert!(graph.map.len() * 4 < 60_000);
     }
 
     #[test]
