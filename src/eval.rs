@@ -16,9 +16,9 @@
 //! Mosquitoes) are scanned for the ids of their pieces. One evaluation costs about 2,000
 //! instructions besides the articulation pass.
 //!
-//! The default weights were set by hand and then adjusted by self-play (mobility weights lower
-//! by a third: +35 Elo; higher by half: -98 Elo; a steeper queen-ring table was worse too).
-//! They live in `weights/default.txt`, compiled in ([`EvalWeights::default`]);
+//! The default weights are fitted to self-play data by `waggle tune` (see `crate::learn`),
+//! starting from weights set by hand; the file's header says how, and what the fit won in a
+//! match. They live in `weights/default.txt`, compiled in ([`EvalWeights::default`]);
 //! [`EvalWeights::from_text`] and [`EvalWeights::to_text`] read and write that format.
 
 mod weights;
