@@ -5,7 +5,8 @@ use super::SearchParams;
 use super::time::{CHECK_INTERVAL, TimeManager};
 use super::tt::{self, Bound, TranspositionTable};
 use crate::core::{
-    CELLS, Cell, Game, MAX_MOVES, Move, MoveGen, MoveList, PIECE_COUNT, Piece, PieceSet,
+    Board, CELLS, Cell, Color, Game, MAX_MOVES, Move, MoveGen, MoveList, PIECE_COUNT, Piece,
+    PieceSet,
 };
 use crate::eval::{self, EvalWeights, PreparedWeights, WIN, WIN_THRESHOLD};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
@@ -761,31 +762,18 @@ impl Worker {
         let enemy_q = board.position(Piece::queen(me.opponent()));
         let my_q = board.position(Piece::queen(me));
         let zone = &mut self.zone;
-        // Per piece id: bits 3 to 5 of the index into `BONUS`.
-        let mut flags = [0u8; 32];
         if let Some(q) = enemy_q {
             zone[q.index()] |= ON_ENEMY_QUEEN;
             for &c in q.neighbours() {
                 zone[c.index()] |= NEXT_TO_ENEMY_QUEEN;
-                if board.height(c) == 1
-                    && let Some(p) = board.top(c)
-                {
-                    flags[p.id() & 31] |= LEAVES_ENEMY_QUEEN;
-                }
             }
         }
         if let Some(q) = my_q {
             for &c in q.neighbours() {
                 zone[c.index()] |= NEXT_TO_OWN_QUEEN;
-                if board.height(c) == 1
-                    && let Some(p) = board.top(c)
-                {
-                    flags[p.id() & 31] |= LEAVES_OWN_QUEEN;
-                }
             }
         }
-        // The own queen gets no bonus or penalty for its own neighbourhood.
-        flags[Piece::queen(me).id()] |= IS_OWN_QUEEN;
+        let flags = piece_flags(board, me, enemy_q, my_q);
         let killers = self.killers[ply];
         for k in killers {
             if !k.is_pass() {
@@ -852,20 +840,7 @@ pub(super) fn queen_bonus(game: &Game, moves: &[Move], out: &mut Vec<i32>) {
     let enemy_q = board.position(Piece::queen(me.opponent()));
     let my_q = board.position(Piece::queen(me));
     let ring = |q: Option<Cell>| q.map_or(&[][..], |q| &q.neighbours()[..]);
-    // Per piece id: bits 3 to 5 of the index into `BONUS`, as in `Worker::score_moves`.
-    let mut flags = [0u8; 32];
-    for (&c, flag) in ring(enemy_q)
-        .iter()
-        .map(|c| (c, LEAVES_ENEMY_QUEEN))
-        .chain(ring(my_q).iter().map(|c| (c, LEAVES_OWN_QUEEN)))
-    {
-        if board.height(c) == 1
-            && let Some(p) = board.top(c)
-        {
-            flags[p.id() & 31] |= flag;
-        }
-    }
-    flags[Piece::queen(me).id()] |= IS_OWN_QUEEN;
+    let flags = piece_flags(board, me, enemy_q, my_q);
     for &m in moves {
         let Some(piece) = m.piece() else {
             out.push(0);
@@ -889,6 +864,25 @@ pub(super) fn queen_bonus(game: &Game, moves: &[Move], out: &mut Vec<i32>) {
             enemy_bonus
         });
     }
+}
+
+/// Per piece id, bits 3 to 5 of the index into [`BONUS`] for a move of that piece: it stands
+/// alone on a cell next to the enemy queen (`enemy_q`) or the own queen (`my_q`), so moving it
+/// empties that cell, or it is the own queen (which gets no bonus or penalty for its own
+/// neighbourhood). `me` is the side to move.
+fn piece_flags(board: &Board, me: Color, enemy_q: Option<Cell>, my_q: Option<Cell>) -> [u8; 32] {
+    let mut flags = [0u8; 32];
+    for (q, flag) in [(enemy_q, LEAVES_ENEMY_QUEEN), (my_q, LEAVES_OWN_QUEEN)] {
+        for &c in q.iter().flat_map(|q| q.neighbours()) {
+            if board.height(c) == 1
+                && let Some(p) = board.top(c)
+            {
+                flags[p.id() & 31] |= flag;
+            }
+        }
+    }
+    flags[Piece::queen(me).id()] |= IS_OWN_QUEEN;
+    flags
 }
 
 /// Marks of [`Worker::zone`]: the enemy queen's cell, its neighbours, the own queen's
