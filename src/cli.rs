@@ -7,6 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
+use waggle::core::GameType;
 use waggle::core::perft::{perft, perft_divide};
 use waggle::eval::EvalWeights;
 use waggle::learn::datagen::{DatagenConfig, generate};
@@ -43,6 +44,23 @@ fn parse_option(s: &str) -> Result<(String, String), String> {
     s.split_once('=')
         .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
         .ok_or_else(|| format!("expected NAME=VALUE, got '{s}'"))
+}
+
+/// A list of game types from the command line (one argument, so not a `Vec` to clap).
+#[derive(Clone, Debug)]
+struct GameTypeList(Vec<GameType>);
+
+/// A comma-separated list of game types (`Base`, `Base+ML`, ...) or `all`.
+fn game_types(s: &str) -> Result<GameTypeList, String> {
+    if s.trim().eq_ignore_ascii_case("all") {
+        return Ok(GameTypeList(GameType::all().to_vec()));
+    }
+    s.split(',')
+        .map(|t| {
+            GameType::parse(t.trim()).ok_or_else(|| format!("unknown game type '{}'", t.trim()))
+        })
+        .collect::<Result<_, _>>()
+        .map(GameTypeList)
 }
 
 /// A number from 0 to 1.
@@ -140,6 +158,10 @@ enum Command {
         /// Evaluation weights file to play with instead of the compiled-in weights.
         #[arg(long, value_name = "FILE")]
         weights: Option<PathBuf>,
+        /// Game types to play, drawn uniformly, comma-separated (`Base,Base+MLP`) or `all`
+        /// (default: half Base+MLP, the rest uniform over all eight).
+        #[arg(long, value_name = "TYPES", value_parser = game_types)]
+        game_types: Option<GameTypeList>,
         /// The data file to write.
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
@@ -219,6 +241,7 @@ pub fn run() -> Result<()> {
             quiet_margin,
             hash,
             weights,
+            game_types,
             out,
         }) => {
             let config = DatagenConfig {
@@ -233,6 +256,7 @@ pub fn run() -> Result<()> {
                 quiet_margin,
                 hash_mb: hash,
                 weights: load_weights(weights.as_deref())?,
+                game_types: game_types.map_or_else(Vec::new, |l| l.0),
             };
             run_datagen(&config, &out)
         }

@@ -1,8 +1,9 @@
 //! Self-play data: the engine plays itself at a fixed depth from random openings and keeps the
 //! quiet positions of each game with the search's score and the game's result.
 //!
-//! **Games.** Half the games are Base+MLP; the other half are drawn uniformly from all eight
-//! game types. Each game opens with a uniformly random number (between
+//! **Games.** By default half the games are Base+MLP and the other half are drawn uniformly from
+//! all eight game types; [`DatagenConfig::game_types`] replaces that mix with a uniform draw
+//! from a list (to gather data for one game type, say). Each game opens with a uniformly random number (between
 //! [`DatagenConfig::min_random_plies`] and [`DatagenConfig::max_random_plies`]) of uniformly
 //! random legal moves, then the engine (one thread, tables cleared at the start of the game)
 //! chooses every move with a search of [`DatagenConfig::depth`] plies. Threefold repetition
@@ -51,6 +52,9 @@ pub struct DatagenConfig {
     pub hash_mb: usize,
     /// The evaluation the engine plays with.
     pub weights: EvalWeights,
+    /// The game types to draw from, uniformly; empty for the default mix (half Base+MLP, the
+    /// rest uniform over all eight).
+    pub game_types: Vec<GameType>,
 }
 
 impl Default for DatagenConfig {
@@ -66,6 +70,7 @@ impl Default for DatagenConfig {
             quiet_margin: 60,
             hash_mb: 16,
             weights: EvalWeights::default(),
+            game_types: Vec::new(),
         }
     }
 }
@@ -135,9 +140,12 @@ pub fn generate(config: &DatagenConfig, stop: &AtomicBool, sink: &mut dyn FnMut(
     });
 }
 
-/// A game type: Base+MLP half the time, otherwise uniform over all eight.
-fn pick_game_type(rng: &mut StdRng) -> GameType {
-    if rng.gen_bool(0.5) {
+/// A game type: uniform over `types` when it is not empty, otherwise Base+MLP half the time
+/// and uniform over all eight the other half.
+fn pick_game_type(types: &[GameType], rng: &mut StdRng) -> GameType {
+    if !types.is_empty() {
+        types[rng.gen_range(0..types.len())]
+    } else if rng.gen_bool(0.5) {
         GameType::MLP
     } else {
         GameType::all()[rng.gen_range(0..8)]
@@ -154,7 +162,7 @@ fn game_rng(seed: u64, index: u32) -> StdRng {
 
 /// A random opening: a game of a random type after a random number of random moves, not over.
 fn random_opening(config: &DatagenConfig, rng: &mut StdRng) -> Game {
-    let game_type = pick_game_type(rng);
+    let game_type = pick_game_type(&config.game_types, rng);
     let low = config.min_random_plies.min(config.max_random_plies);
     loop {
         let plies = rng.gen_range(low..=config.max_random_plies);
