@@ -9,7 +9,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use waggle::core::GameType;
 use waggle::core::perft::{perft, perft_divide};
-use waggle::eval::EvalWeights;
+use waggle::eval::WeightSets;
 use waggle::learn::datagen::{DatagenConfig, generate};
 use waggle::learn::texel::{Dataset, TuneOptions, tune};
 use waggle::notation::{format_move, parse_game_string};
@@ -50,15 +50,18 @@ fn parse_option(s: &str) -> Result<(String, String), String> {
 #[derive(Clone, Debug)]
 struct GameTypeList(Vec<GameType>);
 
+/// A game type (`Base`, `Base+ML`, ...).
+fn game_type(s: &str) -> Result<GameType, String> {
+    GameType::parse(s).ok_or_else(|| format!("unknown game type '{}'", s.trim()))
+}
+
 /// A comma-separated list of game types (`Base`, `Base+ML`, ...) or `all`.
 fn game_types(s: &str) -> Result<GameTypeList, String> {
     if s.trim().eq_ignore_ascii_case("all") {
         return Ok(GameTypeList(GameType::all().to_vec()));
     }
     s.split(',')
-        .map(|t| {
-            GameType::parse(t.trim()).ok_or_else(|| format!("unknown game type '{}'", t.trim()))
-        })
+        .map(game_type)
         .collect::<Result<_, _>>()
         .map(GameTypeList)
 }
@@ -175,9 +178,15 @@ enum Command {
         /// The weights file to write.
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
-        /// Weights to start from instead of the compiled-in weights.
+        /// Weights to start from instead of the compiled-in weights; the written file keeps
+        /// every set that is not fitted.
         #[arg(long, value_name = "FILE")]
         start: Option<PathBuf>,
+        /// Fit the set of this game type (`Base`, ...) to its positions alone, and give the
+        /// type that set of its own (default: fit the general set to the positions of the
+        /// types without a set of their own).
+        #[arg(long, value_name = "TYPE", value_parser = game_type)]
+        game_type: Option<GameType>,
         /// Most passes of coordinate descent.
         #[arg(long, default_value_t = 100)]
         iterations: u32,
@@ -264,6 +273,7 @@ pub fn run() -> Result<()> {
             data,
             out,
             start,
+            game_type,
             iterations,
             lambda,
             holdout,
@@ -275,7 +285,8 @@ pub fn run() -> Result<()> {
             run_tune(
                 &data,
                 &out,
-                &load_weights(start.as_deref())?,
+                load_weights(start.as_deref())?,
+                game_type,
                 options,
                 holdout,
             )
@@ -347,13 +358,13 @@ fn search_params(weights: Option<&Path>, changes: &[(String, String)]) -> Result
 }
 
 /// The weights of `path`, or the compiled-in ones without a path.
-fn load_weights(path: Option<&Path>) -> Result<EvalWeights> {
+fn load_weights(path: Option<&Path>) -> Result<WeightSets> {
     let Some(path) = path else {
-        return Ok(EvalWeights::default());
+        return Ok(WeightSets::default());
     };
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read weights file {}", path.display()))?;
-    EvalWeights::from_text(&text).with_context(|| format!("bad weights file {}", path.display()))
+    WeightSets::from_text(&text).with_context(|| format!("bad weights file {}", path.display()))
 }
 
 fn run_bench(
@@ -462,18 +473,27 @@ fn run_datagen(config: &DatagenConfig, out: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Fits one set of `sets` (the general one, or `game_type`'s) and writes all the sets to `out`.
 fn run_tune(
     data: &Path,
     out: &Path,
-    start: &EvalWeights,
+    mut sets: WeightSets,
+    game_type: Option<GameType>,
     options: TuneOptions,
     holdout: f64,
 ) -> Result<()> {
     let t = Instant::now();
     let text =
         std::fs::read_to_string(data).with_context(|| format!("cannot read {}", data.display()))?;
-    let mut dataset =
-        Dataset::from_text(&text).with_context(|| format!("bad data file {}", data.display()))?;
+    // The positions the fitted set evaluates in play.
+    let own: Vec<GameType> = sets.own_types().collect();
+    let keep = |t: GameType| game_type.map_or(!own.contains(&t), |g| g == t);
+    let mut dataset = Dataset::from_text_where(&text, keep)
+        .with_context(|| format!("bad data file {}", data.display()))?;
+    let start = match game_type {
+        Some(t) => sets.for_type(t).clone(),
+        None => sets.general().clone(),
+    };
     let held_out = dataset.split_off(holdout);
     eprintln!(
         "loaded {} positions ({} held out, {} finished games left out) in {:.1} s",
@@ -483,7 +503,7 @@ fn run_tune(
         t.elapsed().as_secs_f64()
     );
     let t = Instant::now();
-    let result = tune(&dataset, Some(&held_out), start, options, &mut |p| {
+    let result = tune(&dataset, Some(&held_out), &start, options, &mut |p| {
         let held = p
             .held_out
             .map_or(String::new(), |l| format!(", held out {l:.6}"));
@@ -504,15 +524,25 @@ fn run_tune(
         result.passes,
         t.elapsed().as_secs_f64()
     );
+    let fitted = match game_type {
+        Some(t) => {
+            sets.set_own(t, result.weights);
+            format!("the set of {t}")
+        }
+        None => {
+            sets.set_general(result.weights);
+            "the general set".to_string()
+        }
+    };
     let text = format!(
-        "# Fitted by `waggle tune` to {} ({} positions, lambda {}): K = {:.6}, loss {:.6} -> {:.6}{held}.\n{}",
+        "# {fitted} fitted by `waggle tune` to {} ({} positions, lambda {}): K = {:.6}, loss {:.6} -> {:.6}{held}.\n{}",
         data.display(),
         dataset.len(),
         options.lambda,
         result.k,
         result.initial_loss,
         result.final_loss,
-        result.weights.to_text()
+        sets.to_text()
     );
     std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
     eprintln!("wrote {}", out.display());

@@ -18,10 +18,13 @@
 //!
 //! The default weights are fitted to self-play data by `waggle tune` (see `crate::learn`),
 //! starting from weights set by hand; the file's header says how, and what the fit won in a
-//! match. They live in `weights/default.txt`, compiled in ([`EvalWeights::default`]);
-//! [`EvalWeights::from_text`] and [`EvalWeights::to_text`] read and write that format.
+//! match. They live in `weights/default.txt`, compiled in ([`WeightSets::default`]): a
+//! general set and sets of their own for some game types (see [`WeightSets`]);
+//! [`WeightSets::from_text`] and [`WeightSets::to_text`] read and write that format.
 
+mod weight_sets;
 mod weights;
+pub use weight_sets::WeightSets;
 pub use weights::{DEFAULT_WEIGHTS_TEXT, WeightsError};
 
 use crate::core::topology::{direction_count, neighbour_runs, slide_out_mask};

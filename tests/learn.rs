@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::AtomicBool;
 use waggle::core::{Color, GameState, GameType};
-use waggle::eval::{DEFAULT_WEIGHTS_TEXT, EvalWeights};
+use waggle::eval::{DEFAULT_WEIGHTS_TEXT, EvalWeights, WeightSets};
 use waggle::learn::data::{Outcome, Sample};
 use waggle::learn::datagen::{DatagenConfig, GameRecord, generate};
 use waggle::notation::parse_game_string;
@@ -129,17 +129,19 @@ fn waggle(args: &[&str]) -> String {
 #[test]
 fn datagen_then_tune_writes_weights_the_engine_reads() {
     let data = TempFile::new("data.txt");
-    let weights = TempFile::new("weights.txt");
+    let general = TempFile::new("general.txt");
+    let base = TempFile::new("base.txt");
     let data_path = data.0.to_str().expect("a UTF-8 temporary path");
-    let weights_path = weights.0.to_str().expect("a UTF-8 temporary path");
     waggle(&[
         "datagen",
         "--games",
-        "2",
+        "4",
         "--depth",
         "1",
         "--threads",
         "2",
+        "--game-types",
+        "Base,Base+MLP",
         "--out",
         data_path,
     ]);
@@ -149,29 +151,36 @@ fn datagen_then_tune_writes_weights_the_engine_reads() {
         let s = Sample::parse_line(line).expect("a data line");
         parse_game_string(&s.game, true).expect("its GameString loads");
     }
-    waggle(&[
-        "tune",
-        "--data",
-        data_path,
-        "--out",
-        weights_path,
-        "--iterations",
-        "2",
-        // Two games are too few to hold some out: the held-out loss may stop the fit before
-        // its first change, which is right for the fit and useless for this test.
-        "--holdout",
-        "0",
-    ]);
-    let tuned = EvalWeights::from_text(&std::fs::read_to_string(&weights.0).expect("weights"))
-        .expect("the tuned weights load");
-    assert_ne!(tuned, EvalWeights::default());
-    let bench = waggle(&["bench", "--depth", "2", "--weights", weights_path]);
-    assert!(
-        bench
-            .lines()
-            .last()
-            .is_some_and(|l| l.starts_with("nodes="))
-    );
+    // Fit the general set, then Base's own set: each fit changes its set and keeps the rest.
+    let default = WeightSets::default();
+    let mut fitted = Vec::new();
+    for (file, game_type) in [(&general, None), (&base, Some("Base"))] {
+        let path = file.0.to_str().expect("a UTF-8 temporary path");
+        let mut args = vec!["tune", "--data", data_path, "--out", path];
+        // Two iterations on four games: too few to hold some out (the held-out loss could
+        // stop the fit before its first change, which is right for a fit, useless here).
+        args.extend(["--iterations", "2", "--holdout", "0"]);
+        if let Some(t) = game_type {
+            args.extend(["--game-type", t]);
+        }
+        waggle(&args);
+        let text = std::fs::read_to_string(&file.0).expect("the written weights");
+        let sets = WeightSets::from_text(&text).expect("the tuned weights load");
+        let bench = waggle(&["bench", "--depth", "2", "--weights", path]);
+        assert!(
+            bench
+                .lines()
+                .last()
+                .is_some_and(|l| l.starts_with("nodes="))
+        );
+        fitted.push(sets);
+    }
+    let b = GameType::BASE;
+    assert_ne!(fitted[0].general(), default.general());
+    assert_eq!(fitted[0].own(b), default.own(b));
+    assert_eq!(fitted[1].general(), default.general());
+    assert_ne!(fitted[1].for_type(b), default.for_type(b));
+    assert!(fitted[1].own(b).is_some());
 }
 
 /// The bench's lines without the times.
@@ -248,7 +257,7 @@ fn the_uhp_engine_plays_with_a_weights_file() {
     std::fs::write(&file.0, tempo.to_text()).expect("write the weights");
     let path = file.0.to_str().expect("a UTF-8 temporary path");
     // At the start only the bonus for having the move counts.
-    let default = EvalWeights::default().tempo;
+    let default = WeightSets::default().for_type(GameType::BASE).tempo;
     assert!(uhp_eval_total(&[]).starts_with(&format!("total {default} ")));
     assert!(uhp_eval_total(&["--weights", path]).starts_with("total 1000 "));
 }

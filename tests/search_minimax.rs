@@ -110,7 +110,12 @@ fn check(positions: &[Game], depths: std::ops::RangeInclusive<u32>) -> usize {
     let mut decided = 0;
     for (i, game) in positions.iter().enumerate() {
         for depth in depths.clone() {
-            let expected = minimax(&mut game.clone(), depth, 0, &weights);
+            let expected = minimax(
+                &mut game.clone(),
+                depth,
+                0,
+                weights.for_type(game.game_type()),
+            );
             if expected.abs() > WIN / 2 {
                 decided += 1;
             }

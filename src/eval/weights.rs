@@ -1,27 +1,22 @@
 //! [`EvalWeights`] as text: the default weights live in `weights/default.txt`, compiled in, and
 //! the tuner writes files of the same form.
 //!
-//! The format is one line `name = v1 v2 ...` per weight group (the field names of
+//! The format of one set is one line `name = v1 v2 ...` per weight group (the field names of
 //! [`EvalWeights`]), every group exactly once, in any order, each with as many integers as the
-//! field holds. Blank lines are ignored and `#` starts a comment.
+//! field holds. Blank lines are ignored and `#` starts a comment. A file may add sets for
+//! particular game types in sections (see [`WeightSets`]).
 
-use super::EvalWeights;
+use super::{EvalWeights, WeightSets};
 use std::fmt;
-use std::sync::LazyLock;
 
 /// The default weights file, compiled into the engine.
 pub const DEFAULT_WEIGHTS_TEXT: &str = include_str!("../../weights/default.txt");
 
-/// The default weights, parsed once.
-static DEFAULT: LazyLock<EvalWeights> = LazyLock::new(|| {
-    EvalWeights::from_text(DEFAULT_WEIGHTS_TEXT)
-        .unwrap_or_else(|e| panic!("weights/default.txt does not parse: {e}"))
-});
-
 impl Default for EvalWeights {
-    /// The weights of `weights/default.txt` (a unit test checks that it parses).
+    /// The general set of `weights/default.txt` (see [`WeightSets`]; a unit test checks that
+    /// the file parses).
     fn default() -> Self {
-        DEFAULT.clone()
+        WeightSets::default().general().clone()
     }
 }
 
@@ -38,8 +33,12 @@ pub enum WeightsError {
     BadValue(usize, String),
     /// A group has the wrong number of values (line number, name, expected, found).
     WrongCount(usize, String, usize, usize),
-    /// A group is missing from the text.
+    /// A group is missing from the text (or from a section of it).
     Missing(&'static str),
+    /// A section header names no game type (line number, the name).
+    UnknownSection(usize, String),
+    /// A game type has a second section (line number, the game type).
+    RepeatedSection(usize, String),
 }
 
 impl fmt::Display for WeightsError {
@@ -53,6 +52,10 @@ impl fmt::Display for WeightsError {
                 write!(f, "line {l}: '{n}' needs {want} values, found {got}")
             }
             WeightsError::Missing(n) => write!(f, "weight group '{n}' is missing"),
+            WeightsError::UnknownSection(l, n) => write!(f, "line {l}: '{n}' is no game type"),
+            WeightsError::RepeatedSection(l, t) => {
+                write!(f, "line {l}: a second section for {t}")
+            }
         }
     }
 }
@@ -165,8 +168,14 @@ impl EvalWeights {
         names
     }
 
-    /// Reads weights in the format of this module's documentation.
+    /// Reads one set of weights in the format of this module's documentation (a file with
+    /// sections for game types is read by [`WeightSets::from_text`]).
     pub fn from_text(text: &str) -> Result<EvalWeights, WeightsError> {
+        EvalWeights::from_lines(1, &text.lines().collect::<Vec<_>>())
+    }
+
+    /// [`EvalWeights::from_text`] of `lines`, the first of which is line `first` of its file.
+    pub(super) fn from_lines(first: usize, lines: &[&str]) -> Result<EvalWeights, WeightsError> {
         let mut w = EvalWeights {
             queen_ring: [0; 6],
             queen_enemy: 0,
@@ -188,8 +197,8 @@ impl EvalWeights {
         };
         let mut seen = [false; 17];
         let mut groups = w.groups_mut();
-        for (i, line) in text.lines().enumerate() {
-            let l = i + 1;
+        for (i, line) in lines.iter().enumerate() {
+            let l = first + i;
             let line = line.split('#').next().unwrap_or("").trim();
             if line.is_empty() {
                 continue;
@@ -245,18 +254,16 @@ mod tests {
 
     #[test]
     fn the_embedded_file_is_the_default_and_makes_sense() {
-        let parsed = EvalWeights::from_text(DEFAULT_WEIGHTS_TEXT).expect("the embedded file");
-        assert_eq!(parsed, EvalWeights::default());
+        let parsed = WeightSets::from_text(DEFAULT_WEIGHTS_TEXT).expect("the embedded file");
+        assert_eq!(parsed, WeightSets::default());
+        assert_eq!(parsed.general(), &EvalWeights::default());
         // Whatever a fit makes of the rest, the queen's danger must rise with every occupied
         // cell around it and a Beetle on the enemy queen must count for its owner.
-        assert!(
-            parsed.queen_ring.windows(2).all(|p| p[0] < p[1]),
-            "{parsed:?}"
-        );
-        assert!(
-            parsed.beetle_on_queen > 0 && parsed.queen_enemy >= 0,
-            "{parsed:?}"
-        );
+        let sets = parsed.own_types().map(|t| parsed.for_type(t));
+        for w in std::iter::once(parsed.general()).chain(sets) {
+            assert!(w.queen_ring.windows(2).all(|p| p[0] < p[1]), "{w:?}");
+            assert!(w.beetle_on_queen > 0 && w.queen_enemy >= 0, "{w:?}");
+        }
     }
 
     #[test]

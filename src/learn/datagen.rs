@@ -20,7 +20,7 @@
 
 use super::data::{Outcome, Sample};
 use crate::core::{Color, Game, GameState, GameType};
-use crate::eval::{self, EvalWeights, WIN_THRESHOLD};
+use crate::eval::{self, WIN_THRESHOLD, WeightSets};
 use crate::notation::game_string;
 use crate::search::{Engine, EngineOptions, Limits, SearchParams};
 use rand::rngs::StdRng;
@@ -51,7 +51,7 @@ pub struct DatagenConfig {
     /// Transposition table size of each game's engine, in MiB.
     pub hash_mb: usize,
     /// The evaluation the engine plays with.
-    pub weights: EvalWeights,
+    pub weights: WeightSets,
     /// The game types to draw from, uniformly; empty for the default mix (half Base+MLP, the
     /// rest uniform over all eight).
     pub game_types: Vec<GameType>,
@@ -69,7 +69,7 @@ impl Default for DatagenConfig {
             max_plies: 300,
             quiet_margin: 60,
             hash_mb: 16,
-            weights: EvalWeights::default(),
+            weights: WeightSets::default(),
             game_types: Vec::new(),
         }
     }
@@ -204,7 +204,7 @@ fn play_game(
             return None;
         }
         searched += 1;
-        let static_eval = eval::evaluate(&game, &config.weights);
+        let static_eval = eval::evaluate(&game, config.weights.for_type(game.game_type()));
         if score.abs() < WIN_THRESHOLD && (score - static_eval).abs() <= config.quiet_margin {
             kept.push((game_string(&game), score, game.side_to_move()));
         }

@@ -13,7 +13,7 @@
 //! (early stopping: the fit to the training set alone always improves, the play does not).
 
 use super::data::{DataError, Sample};
-use crate::core::Game;
+use crate::core::{Game, GameType};
 use crate::eval::{EvalWeights, evaluate};
 use crate::notation::{NotationError, parse_game_string};
 use std::fmt;
@@ -85,6 +85,15 @@ impl Dataset {
     /// Reads data lines (see [`super::data`]); blank lines are ignored and finished games
     /// left out.
     pub fn from_text(text: &str) -> Result<Dataset, TuneError> {
+        Dataset::from_text_where(text, |_| true)
+    }
+
+    /// [`Dataset::from_text`] keeping only the positions of the game types for which `keep`
+    /// holds.
+    pub fn from_text_where(
+        text: &str,
+        keep: impl Fn(GameType) -> bool,
+    ) -> Result<Dataset, TuneError> {
         let mut d = Dataset::default();
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
@@ -92,7 +101,9 @@ impl Dataset {
             }
             let s = Sample::parse_line(line).map_err(|e| TuneError::Line(i + 1, e))?;
             let game = parse_game_string(&s.game, true).map_err(|e| TuneError::Game(i + 1, e))?;
-            d.push(&game, s.result.value(), s.score);
+            if keep(game.game_type()) {
+                d.push(&game, s.result.value(), s.score);
+            }
         }
         Ok(d)
     }

@@ -1472,7 +1472,10 @@ mod tests {
     use crate::notation::parse_game_string;
 
     fn evaluate(game: &Game) -> i32 {
-        crate::eval::evaluate(game, &crate::eval::EvalWeights::default())
+        crate::eval::evaluate(
+            game,
+            crate::eval::WeightSets::default().for_type(game.game_type()),
+        )
     }
 
     /// Runs `iterations` iterations from `game` on `threads` threads and hands back the graph.

@@ -31,7 +31,7 @@ pub mod mcts;
 pub mod skill;
 
 use crate::core::{Game, Move};
-use crate::eval::{self, EvalWeights, WIN_THRESHOLD};
+use crate::eval::{self, WIN_THRESHOLD, WeightSets};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -112,8 +112,8 @@ pub struct SearchInfo {
 /// Tuning knobs of the alpha-beta search (not UHP options; for tests, tuning and matches).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchParams {
-    /// Evaluation weights.
-    pub weights: EvalWeights,
+    /// Evaluation weights (the set for the game's type is used).
+    pub weights: WeightSets,
     /// Search each iteration first with a narrow window around the previous score.
     pub aspiration: bool,
     /// Reduce the depth of late, quiet moves (re-searched at full depth when they fail high).
@@ -144,7 +144,7 @@ pub struct SearchParams {
 impl Default for SearchParams {
     fn default() -> Self {
         SearchParams {
-            weights: EvalWeights::default(),
+            weights: WeightSets::default(),
             aspiration: true,
             lmr: true,
             lmr_percent: 100,
@@ -308,7 +308,10 @@ impl Engine {
         report: &mut dyn FnMut(&SearchInfo),
     ) -> Move {
         if self.options.algorithm == Algorithm::Mcts {
-            let weights = eval::PreparedWeights::new(&self.params.weights, game.game_type());
+            let weights = eval::PreparedWeights::new(
+                self.params.weights.for_type(game.game_type()),
+                game.game_type(),
+            );
             return mcts::search(
                 game,
                 limits,
@@ -386,12 +389,14 @@ impl Engine {
         // The main worker, plus one helper per pool thread in a parallel search.
         let count = if threads > 1 { threads + 1 } else { 1 };
         while self.workers.len() < count {
-            self.workers
-                .push(Mutex::new(Worker::new(game.clone(), &self.params.weights)));
+            self.workers.push(Mutex::new(Worker::new(
+                game.clone(),
+                self.params.weights.for_type(game.game_type()),
+            )));
         }
         for (i, w) in self.workers[..count].iter().enumerate() {
             let mut w = lock(w);
-            w.prepare(game, &self.params.weights);
+            w.prepare(game, self.params.weights.for_type(game.game_type()));
             w.main = i == 0 && threads > 1;
         }
 

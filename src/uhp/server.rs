@@ -459,7 +459,10 @@ impl<W: Write> Server<W> {
     /// The static evaluation of the current position, term by term.
     fn eval(&mut self) -> Reply {
         let game = self.game.as_ref().ok_or_else(|| err(NO_GAME))?;
-        let b = crate::eval::breakdown(game, &self.engine.params().weights);
+        let b = crate::eval::breakdown(
+            game,
+            self.engine.params().weights.for_type(game.game_type()),
+        );
         let mut lines = vec![format!(
             "total {} for {} (phase {}/256)",
             b.total,
