@@ -3,13 +3,13 @@
 //!
 //! **Games.** By default half the games are Base+MLP and the other half are drawn uniformly from
 //! all eight game types; [`DatagenConfig::game_types`] replaces that mix with a uniform draw
-//! from a list (to gather data for one game type, say). Each game opens with a uniformly random number (between
-//! [`DatagenConfig::min_random_plies`] and [`DatagenConfig::max_random_plies`]) of uniformly
-//! random legal moves, then the engine (one thread, tables cleared at the start of the game)
-//! chooses every move with a search of [`DatagenConfig::depth`] plies. Threefold repetition
-//! draws; a game still going after [`DatagenConfig::max_plies`] plies is stopped and scored as
-//! a draw. Game `i` depends only on the seed and `i`, and games are reported in order, so a run
-//! is reproducible whatever the number of threads.
+//! from a list (to gather data for one game type, say). Each game opens with a uniformly random
+//! number (between [`DatagenConfig::min_random_plies`] and [`DatagenConfig::max_random_plies`])
+//! of uniformly random legal moves, then the engine (one thread, tables cleared at the start of
+//! the game) chooses every move with a search of [`DatagenConfig::depth`] plies. Threefold
+//! repetition draws; a game still going after [`DatagenConfig::max_plies`] plies is stopped and
+//! scored as a draw. Game `i` depends only on the seed and `i`, and games are reported in order,
+//! so a run is reproducible whatever the number of threads.
 //!
 //! **Quiet positions.** A position searched by the engine is kept when the search's score is
 //! not a win or loss score and differs from the static evaluation by at most
