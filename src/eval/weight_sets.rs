@@ -14,7 +14,7 @@ use crate::core::GameType;
 use std::sync::LazyLock;
 
 /// The default weight sets, parsed once.
-static DEFAULT: LazyLock<WeightSets> = LazyLock::new(|| {
+pub(super) static DEFAULT: LazyLock<WeightSets> = LazyLock::new(|| {
     WeightSets::from_text(DEFAULT_WEIGHTS_TEXT)
         .unwrap_or_else(|e| panic!("weights/default.txt does not parse: {e}"))
 });

@@ -4,19 +4,19 @@
 //! The format of one set is one line `name = v1 v2 ...` per weight group (the field names of
 //! [`EvalWeights`]), every group exactly once, in any order, each with as many integers as the
 //! field holds. Blank lines are ignored and `#` starts a comment. A file may add sets for
-//! particular game types in sections (see [`WeightSets`]).
+//! particular game types in sections (see [`WeightSets`](super::WeightSets)).
 
-use super::{EvalWeights, WeightSets};
+use super::EvalWeights;
 use std::fmt;
 
 /// The default weights file, compiled into the engine.
 pub const DEFAULT_WEIGHTS_TEXT: &str = include_str!("../../weights/default.txt");
 
 impl Default for EvalWeights {
-    /// The general set of `weights/default.txt` (see [`WeightSets`]; a unit test checks that
+    /// The general set of `weights/default.txt` (see [`WeightSets`](super::WeightSets); a unit test checks that
     /// the file parses).
     fn default() -> Self {
-        WeightSets::default().general().clone()
+        super::weight_sets::DEFAULT.general().clone()
     }
 }
 
@@ -169,7 +169,7 @@ impl EvalWeights {
     }
 
     /// Reads one set of weights in the format of this module's documentation (a file with
-    /// sections for game types is read by [`WeightSets::from_text`]).
+    /// sections for game types is read by [`WeightSets::from_text`](super::WeightSets::from_text)).
     pub fn from_text(text: &str) -> Result<EvalWeights, WeightsError> {
         EvalWeights::from_lines(1, &text.lines().collect::<Vec<_>>())
     }
@@ -251,6 +251,7 @@ impl EvalWeights {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::WeightSets;
 
     #[test]
     fn the_embedded_file_is_the_default_and_makes_sense() {
