@@ -82,31 +82,33 @@ impl WeightSets {
 
     /// Reads the format of this module's documentation.
     pub fn from_text(text: &str) -> Result<WeightSets, WeightsError> {
-        // Sections: (the game type, or None for the general set; first line number; lines).
-        let mut sections: Vec<(Option<GameType>, usize, Vec<&str>)> = vec![(None, 1, Vec::new())];
+        let mut general = Vec::new();
+        // The sections: game type, number of its first line, its lines.
+        let mut sections: Vec<(GameType, usize, Vec<&str>)> = Vec::new();
         for (i, line) in text.lines().enumerate() {
             let l = i + 1;
             let code = line.split('#').next().unwrap_or("").trim();
-            if let Some(name) = code.strip_prefix('[') {
-                let name = name
-                    .strip_suffix(']')
-                    .ok_or(WeightsError::Syntax(l))?
-                    .trim();
-                let t = GameType::parse(name)
-                    .ok_or_else(|| WeightsError::UnknownSection(l, name.to_string()))?;
-                if sections.iter().any(|(s, _, _)| *s == Some(t)) {
-                    return Err(WeightsError::RepeatedSection(l, t.to_string()));
-                }
-                sections.push((Some(t), l + 1, Vec::new()));
-            } else if let Some(last) = sections.last_mut() {
-                last.2.push(line);
+            let Some(name) = code.strip_prefix('[') else {
+                sections
+                    .last_mut()
+                    .map_or(&mut general, |s| &mut s.2)
+                    .push(line);
+                continue;
+            };
+            let name = name
+                .strip_suffix(']')
+                .ok_or(WeightsError::Syntax(l))?
+                .trim();
+            let t = GameType::parse(name)
+                .ok_or_else(|| WeightsError::UnknownSection(l, name.to_string()))?;
+            if sections.iter().any(|s| s.0 == t) {
+                return Err(WeightsError::RepeatedSection(l, t.to_string()));
             }
+            sections.push((t, l + 1, Vec::new()));
         }
-        let mut sets = WeightSets::new(EvalWeights::from_lines(1, &sections[0].2)?);
-        for (t, first, lines) in &sections[1..] {
-            if let Some(t) = t {
-                sets.set_own(*t, EvalWeights::from_lines(*first, lines)?);
-            }
+        let mut sets = WeightSets::new(EvalWeights::from_lines(1, &general)?);
+        for (t, first, lines) in sections {
+            sets.set_own(t, EvalWeights::from_lines(first, &lines)?);
         }
         Ok(sets)
     }

@@ -762,18 +762,7 @@ impl Worker {
         let enemy_q = board.position(Piece::queen(me.opponent()));
         let my_q = board.position(Piece::queen(me));
         let zone = &mut self.zone;
-        if let Some(q) = enemy_q {
-            zone[q.index()] |= ON_ENEMY_QUEEN;
-            for &c in q.neighbours() {
-                zone[c.index()] |= NEXT_TO_ENEMY_QUEEN;
-            }
-        }
-        if let Some(q) = my_q {
-            for &c in q.neighbours() {
-                zone[c.index()] |= NEXT_TO_OWN_QUEEN;
-            }
-        }
-        let flags = piece_flags(board, me, enemy_q, my_q);
+        let flags = queen_rings(board, me, enemy_q, my_q, |c, mark| zone[c.index()] |= mark);
         let killers = self.killers[ply];
         for k in killers {
             if !k.is_pass() {
@@ -840,7 +829,7 @@ pub(super) fn queen_bonus(game: &Game, moves: &[Move], out: &mut Vec<i32>) {
     let enemy_q = board.position(Piece::queen(me.opponent()));
     let my_q = board.position(Piece::queen(me));
     let ring = |q: Option<Cell>| q.map_or(&[][..], |q| &q.neighbours()[..]);
-    let flags = piece_flags(board, me, enemy_q, my_q);
+    let flags = queen_rings(board, me, enemy_q, my_q, |_, _| {});
     for &m in moves {
         let Some(piece) = m.piece() else {
             out.push(0);
@@ -866,14 +855,30 @@ pub(super) fn queen_bonus(game: &Game, moves: &[Move], out: &mut Vec<i32>) {
     }
 }
 
-/// Per piece id, bits 3 to 5 of the index into [`BONUS`] for a move of that piece: it stands
-/// alone on a cell next to the enemy queen (`enemy_q`) or the own queen (`my_q`), so moving it
-/// empties that cell, or it is the own queen (which gets no bonus or penalty for its own
-/// neighbourhood). `me` is the side to move.
-fn piece_flags(board: &Board, me: Color, enemy_q: Option<Cell>, my_q: Option<Cell>) -> [u8; 32] {
+/// One pass over the cells of both queens' rings: hands `mark` each cell with its
+/// [`Worker::zone`] mark (the enemy queen's cell, its neighbours, the own queen's neighbours),
+/// and returns per piece id bits 3 to 5 of the index into [`BONUS`] for a move of that piece:
+/// it stands alone on a cell next to the enemy queen (`enemy_q`) or the own queen (`my_q`), so
+/// moving it empties that cell, or it is the own queen (which gets no bonus or penalty for its
+/// own neighbourhood). `me` is the side to move.
+fn queen_rings(
+    board: &Board,
+    me: Color,
+    enemy_q: Option<Cell>,
+    my_q: Option<Cell>,
+    mut mark: impl FnMut(Cell, u8),
+) -> [u8; 32] {
     let mut flags = [0u8; 32];
-    for (q, flag) in [(enemy_q, LEAVES_ENEMY_QUEEN), (my_q, LEAVES_OWN_QUEEN)] {
+    if let Some(q) = enemy_q {
+        mark(q, ON_ENEMY_QUEEN);
+    }
+    let rings = [
+        (enemy_q, NEXT_TO_ENEMY_QUEEN, LEAVES_ENEMY_QUEEN),
+        (my_q, NEXT_TO_OWN_QUEEN, LEAVES_OWN_QUEEN),
+    ];
+    for (q, zone_mark, flag) in rings {
         for &c in q.iter().flat_map(|q| q.neighbours()) {
+            mark(c, zone_mark);
             if board.height(c) == 1
                 && let Some(p) = board.top(c)
             {
