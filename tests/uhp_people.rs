@@ -94,37 +94,32 @@ fn sigint_ends_an_analysis_without_limit() {
     expect_clean_exit(&mut engine);
 }
 
-/// Sends `commands` one at a time, each after a pause of 0 to 4 ms (long enough for a pondering
-/// engine to be searching), and returns how long each reply took (send to `ok`).
-fn reply_times(engine: &mut Engine, commands: &[String], rounds: usize) -> Vec<Duration> {
+/// Sends `commands` round and round, `rounds` in all, each after a pause of 0 to 4 ms (long
+/// enough for a pondering engine to be searching again), and returns every reply (without its
+/// `ok`).
+fn replies(engine: &mut Engine, commands: &[String], rounds: usize) -> Vec<Vec<String>> {
     (0..rounds)
         .map(|i| {
             thread::sleep(Duration::from_micros((i as u64 * 1_237) % 4_000));
             let command = &commands[i % commands.len()];
-            let sent = Instant::now();
             engine.send(command);
-            let (lines, ok_at) = engine.reply(PROMPT);
-            assert_eq!(lines.last().map(String::as_str), Some("ok"), "{command}");
+            let (mut lines, _) = engine.reply(PROMPT);
+            assert_eq!(lines.pop().as_deref(), Some("ok"), "{command}");
             assert!(
                 !lines.iter().any(|l| l.starts_with("err")),
                 "{command}: {lines:?}"
             );
-            ok_at.saturating_duration_since(sent)
+            lines
         })
         .collect()
 }
 
-/// The worst, 99th percentile and median of `times`.
-fn summary(times: &mut [Duration]) -> (Duration, Duration, Duration) {
-    times.sort();
-    let n = times.len();
-    (times[n - 1], times[n * 99 / 100], times[n / 2])
-}
-
+/// Pondering changes no reply: the same commands, sent while the engine would be pondering,
+/// get the same answers in every `PonderDuringIdle` mode. (How quickly they come is measured
+/// with `uhp-latency`, not here: timings on a shared machine are no test.)
 #[test]
-fn pondering_answers_every_command_within_10_ms_of_an_idle_engine() {
-    const ROUNDS: usize = 1000;
-    let mut results = Vec::new();
+fn pondering_changes_no_reply() {
+    let mut answers = Vec::new();
     for ponder in ["Disabled", "SingleThreaded", "MultiThreaded"] {
         let option = format!("PonderDuringIdle={ponder}");
         let (mut engine, _) = engine_with_game(&["--option", &option]);
@@ -144,23 +139,18 @@ fn pondering_answers_every_command_within_10_ms_of_an_idle_engine() {
         .iter()
         .map(|c| c.to_string())
         .collect();
-        let mut times = reply_times(&mut engine, &commands, ROUNDS);
+        // Forty times round, so that every play is taken back.
+        let replies = replies(&mut engine, &commands, 40 * commands.len());
         // Every play was taken back: the game is where it started.
         assert_eq!(engine.ask("validmoves"), before);
-        results.push((ponder, summary(&mut times)));
         expect_clean_exit(&mut engine);
+        answers.push((ponder, replies));
     }
-    for (ponder, (worst, p99, median)) in &results {
-        eprintln!(
-            "PonderDuringIdle {ponder}: {ROUNDS} commands, worst {worst:?}, 99th percentile {p99:?}, median {median:?}"
-        );
-    }
-    let (_, (idle_worst, _, _)) = results[0];
-    for (ponder, (worst, _, _)) in &results[1..] {
-        assert!(
-            *worst <= idle_worst + Duration::from_millis(10),
-            "{ponder}: worst reply {worst:?}, without pondering {idle_worst:?}"
-        );
+    let (_, idle) = &answers[0];
+    for (ponder, replies) in &answers[1..] {
+        for (i, (got, want)) in replies.iter().zip(idle).enumerate() {
+            assert_eq!(got, want, "{ponder}, command {i}");
+        }
     }
 }
 
