@@ -1,5 +1,5 @@
 //! `uhp-latency`: how long UHP engines take to answer quick commands, measured over pipes as
-//! a host sees it (from the command's last byte written to its `ok` read).
+//! a host sees it (from sending the command to reading its `ok`).
 //!
 //! ```text
 //! uhp-latency -e "off=waggle --option PonderDuringIdle=Disabled" \
