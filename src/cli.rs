@@ -32,8 +32,9 @@ struct Cli {
     #[arg(long, value_name = "FILE")]
     weights: Option<PathBuf>,
     /// The UHP engine (no subcommand) searches with this search parameter changed
-    /// (repeatable; the field names of `SearchParams`, e.g. `--search lmr_percent=120`), for
-    /// tuning matches; `bench` takes its own `--search`.
+    /// (repeatable; the field names of `SearchParams`, e.g. `--search lmr_percent=120`, and
+    /// those of `MctsParams` after `mcts_`, e.g. `--search mcts_eval_scale=250`), for tuning
+    /// matches; `bench` takes its own `--search`.
     #[arg(long = "search", value_name = "NAME=VALUE", value_parser = parse_option)]
     search: Vec<(String, String)>,
     #[command(subcommand)]

@@ -292,6 +292,7 @@ fn search_parameters_from_the_command_line_change_the_search() {
 #[test]
 fn every_search_parameter_can_be_set_by_name() {
     use waggle::search::SearchParams;
+    use waggle::search::mcts::MctsParams;
     let mut p = SearchParams::default();
     for (name, value) in [
         ("aspiration", "false"),
@@ -303,6 +304,13 @@ fn every_search_parameter_can_be_set_by_name() {
         ("rfp_margin", "75"),
         ("futility_margin", "200"),
         ("lmp_base", "6"),
+        ("mcts_exploration", "1.5"),
+        ("mcts_eval_scale", "250"),
+        ("mcts_first_play_reduction", "0"),
+        ("mcts_prior_temperature", "10000"),
+        ("mcts_widen_base", "6"),
+        ("mcts_widen_factor", "2"),
+        ("mcts_virtual_loss", "0.5"),
     ] {
         p.set(name, value).expect("a known parameter");
     }
@@ -316,10 +324,23 @@ fn every_search_parameter_can_be_set_by_name() {
         rfp_margin: 75,
         futility_margin: 200,
         lmp_base: 6,
+        mcts: MctsParams {
+            exploration: 1.5,
+            eval_scale: 250.0,
+            first_play_reduction: 0.0,
+            prior_temperature: 10_000.0,
+            widen_base: 6.0,
+            widen_factor: 2.0,
+            virtual_loss: 0.5,
+        },
         ..SearchParams::default()
     };
     assert_eq!(p, expected);
     assert!(p.set("lmr_percent", "-1").is_err());
+    for bad in ["0", "-1", "NaN", "inf", "many"] {
+        assert!(p.set("mcts_eval_scale", bad).is_err(), "{bad}");
+    }
+    assert!(p.set("mcts_exploration", "-0.5").is_err());
     assert!(p.set("weights", "1").is_err());
     assert_eq!(p, expected);
 }

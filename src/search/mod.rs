@@ -109,7 +109,7 @@ pub struct SearchInfo {
     pub visit_share: Option<f32>,
 }
 
-/// Tuning knobs of the alpha-beta search (not UHP options; for tests, tuning and matches).
+/// Tuning knobs of the searches (not UHP options; for tests, tuning and matches).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchParams {
     /// Evaluation weights (the set for the game's type is used).
@@ -139,6 +139,9 @@ pub struct SearchParams {
     /// Late-move pruning: at a non-PV node of depth `d <= 3`, quiet moves after the first
     /// `lmp_base * d * d` are skipped (0 = off).
     pub lmp_base: u32,
+    /// The Monte Carlo search's constants (set by name with the prefix `mcts_`:
+    /// `mcts_eval_scale`, `mcts_exploration`, ...).
+    pub mcts: mcts::MctsParams,
 }
 
 impl Default for SearchParams {
@@ -154,6 +157,7 @@ impl Default for SearchParams {
             rfp_margin: 60,
             futility_margin: 150,
             lmp_base: 4,
+            mcts: mcts::MctsParams::default(),
         }
     }
 }
@@ -182,6 +186,27 @@ impl SearchParams {
                 .parse()
                 .map_err(|_| format!("bad value '{value}' for search parameter {name}"))
         }
+        // The Monte Carlo constants are finite and not negative; some must be above zero.
+        fn non_negative(name: &str, value: &str) -> Result<f32, String> {
+            let v: f32 = parse(name, value)?;
+            if v.is_finite() && v >= 0.0 {
+                Ok(v)
+            } else {
+                Err(format!(
+                    "search parameter {name} must be a number of at least 0, not '{value}'"
+                ))
+            }
+        }
+        fn positive(name: &str, value: &str) -> Result<f32, String> {
+            let v = non_negative(name, value)?;
+            if v > 0.0 {
+                Ok(v)
+            } else {
+                Err(format!(
+                    "search parameter {name} must be above 0, not '{value}'"
+                ))
+            }
+        }
         match name.trim() {
             "aspiration" => self.aspiration = parse(name, value)?,
             "lmr" => self.lmr = parse(name, value)?,
@@ -192,6 +217,15 @@ impl SearchParams {
             "rfp_margin" => self.rfp_margin = parse(name, value)?,
             "futility_margin" => self.futility_margin = parse(name, value)?,
             "lmp_base" => self.lmp_base = parse(name, value)?,
+            "mcts_exploration" => self.mcts.exploration = non_negative(name, value)?,
+            "mcts_eval_scale" => self.mcts.eval_scale = positive(name, value)?,
+            "mcts_first_play_reduction" => {
+                self.mcts.first_play_reduction = non_negative(name, value)?
+            }
+            "mcts_prior_temperature" => self.mcts.prior_temperature = positive(name, value)?,
+            "mcts_widen_base" => self.mcts.widen_base = positive(name, value)?,
+            "mcts_widen_factor" => self.mcts.widen_factor = non_negative(name, value)?,
+            "mcts_virtual_loss" => self.mcts.virtual_loss = non_negative(name, value)?,
             _ => return Err(format!("unknown search parameter '{name}'")),
         }
         Ok(())
@@ -318,7 +352,7 @@ impl Engine {
                 stop,
                 self.options.threads,
                 self.options.hash_mb,
-                mcts::MctsParams::default(),
+                self.params.mcts,
                 &|g: &Game| eval::evaluate_prepared(g, &weights),
                 report,
             );
