@@ -13,8 +13,8 @@ use std::fmt;
 pub const DEFAULT_WEIGHTS_TEXT: &str = include_str!("../../weights/default.txt");
 
 impl Default for EvalWeights {
-    /// The general set of `weights/default.txt` (see [`WeightSets`](super::WeightSets); a unit test checks that
-    /// the file parses).
+    /// The general set of `weights/default.txt` (see [`WeightSets`](super::WeightSets); a unit
+    /// test checks that the file parses).
     fn default() -> Self {
         super::weight_sets::DEFAULT.general().clone()
     }
@@ -169,7 +169,8 @@ impl EvalWeights {
     }
 
     /// Reads one set of weights in the format of this module's documentation (a file with
-    /// sections for game types is read by [`WeightSets::from_text`](super::WeightSets::from_text)).
+    /// sections for game types is read by
+    /// [`WeightSets::from_text`](super::WeightSets::from_text)).
     pub fn from_text(text: &str) -> Result<EvalWeights, WeightsError> {
         EvalWeights::from_lines(1, &text.lines().collect::<Vec<_>>())
     }

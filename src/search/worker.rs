@@ -828,24 +828,19 @@ pub(super) fn queen_bonus(game: &Game, moves: &[Move], out: &mut Vec<i32>) {
     let board = game.board();
     let enemy_q = board.position(Piece::queen(me.opponent()));
     let my_q = board.position(Piece::queen(me));
-    let ring = |q: Option<Cell>| q.map_or(&[][..], |q| &q.neighbours()[..]);
-    let flags = queen_rings(board, me, enemy_q, my_q, |_, _| {});
+    // The queen's cell and the two rings: at most 13 marked cells.
+    let mut marks: Vec<(Cell, u8)> = Vec::with_capacity(13);
+    let flags = queen_rings(board, me, enemy_q, my_q, |c, mark| marks.push((c, mark)));
     for &m in moves {
         let Some(piece) = m.piece() else {
             out.push(0);
             continue;
         };
         let to = m.to();
-        let mut z = 0;
-        if enemy_q == Some(to) {
-            z |= ON_ENEMY_QUEEN;
-        }
-        if ring(enemy_q).contains(&to) {
-            z |= NEXT_TO_ENEMY_QUEEN;
-        }
-        if ring(my_q).contains(&to) {
-            z |= NEXT_TO_OWN_QUEEN;
-        }
+        let z = marks
+            .iter()
+            .filter(|&&(c, _)| c == to)
+            .fold(0, |z, &(_, mark)| z | mark);
         let (enemy_bonus, own_bonus) = BONUS[(z | flags[piece.id() & 31]) as usize & 63];
         out.push(if enemy_bonus < ORDER_TACTICAL {
             enemy_bonus + own_bonus

@@ -14,7 +14,7 @@
 
 use crate::error::ToolError;
 use crate::openings::rng_for;
-use crate::process::{EngineSpec, UhpError, UhpProcess, failure_line};
+use crate::process::{EngineSpec, UhpError, UhpProcess, echoed_game, failure_line};
 use rand::Rng;
 use std::collections::HashSet;
 use std::time::Duration;
@@ -232,25 +232,17 @@ impl Session<'_> {
 /// How the engine's echoed GameString (the reply's last line) disagrees with `game` on the
 /// state, the turn or the number of moves, if it does.
 fn state_difference(reply: &[String], game: &Game) -> Option<String> {
-    let line = reply
-        .iter()
-        .rev()
-        .map(|l| l.trim())
-        .find(|l| !l.is_empty())
-        .unwrap_or("");
-    let fields: Vec<&str> = line.split(';').map(str::trim).collect();
-    if fields.len() < 3 {
+    let Some((state, turn, moves)) = echoed_game(reply) else {
+        let line = reply.last().map(|l| l.trim()).unwrap_or("");
         return Some(format!("the reply '{line}' is not a GameString"));
-    }
-    let moves = fields[3..].iter().filter(|f| !f.is_empty()).count();
+    };
     let ours = (game.state().name(), turn_string(game), game.ply() as usize);
-    let same = fields[1].eq_ignore_ascii_case(ours.0)
-        && fields[2].eq_ignore_ascii_case(&ours.1)
-        && moves == ours.2;
+    let same =
+        state.eq_ignore_ascii_case(ours.0) && turn.eq_ignore_ascii_case(&ours.1) && moves == ours.2;
     (!same).then(|| {
         format!(
-            "engine has {};{} with {moves} moves, waggle {};{} with {} moves",
-            fields[1], fields[2], ours.0, ours.1, ours.2
+            "engine has {state};{turn} with {moves} moves, waggle {};{} with {} moves",
+            ours.0, ours.1, ours.2
         )
     })
 }

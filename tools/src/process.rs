@@ -92,6 +92,17 @@ impl EngineSpec {
     }
 }
 
+/// Parses engine command lines (see [`EngineSpec::parse`]) and makes their names distinct
+/// ([`dedup_names`]).
+pub fn parse_engines(texts: &[String]) -> Result<Vec<EngineSpec>, SpecError> {
+    let mut specs = texts
+        .iter()
+        .map(|t| EngineSpec::parse(t))
+        .collect::<Result<Vec<_>, _>>()?;
+    dedup_names(&mut specs);
+    Ok(specs)
+}
+
 /// Makes the names of `specs` distinct by appending `-2`, `-3`... to repeats.
 pub fn dedup_names(specs: &mut [EngineSpec]) {
     let mut seen: Vec<String> = Vec::new();
@@ -419,6 +430,24 @@ pub fn uhp_time(d: Duration) -> String {
     }
 }
 
+/// The state, turn and number of moves of the GameString that a reply ends with (its last
+/// non-empty line, as `newgame`, `play`, `pass` and `undo` answer), or `None` when that line
+/// has fewer than three fields.
+pub fn echoed_game(reply: &[String]) -> Option<(&str, &str, usize)> {
+    let line = reply
+        .iter()
+        .rev()
+        .map(|l| l.trim())
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    let fields: Vec<&str> = line.split(';').map(str::trim).collect();
+    if fields.len() < 3 {
+        return None;
+    }
+    let moves = fields[3..].iter().filter(|f| !f.is_empty()).count();
+    Some((fields[1], fields[2], moves))
+}
+
 /// The line of a reply that reports a failure (`err ...` or `invalidmove ...`), if any.
 pub fn failure_line(reply: &[String]) -> Option<&str> {
     reply.iter().map(|l| l.trim()).find(|l| {
@@ -456,13 +485,22 @@ mod tests {
 
     #[test]
     fn duplicate_names_are_numbered() {
-        let mut specs: Vec<EngineSpec> = ["w", "w", "x", "w"]
-            .iter()
-            .map(|p| EngineSpec::parse(p).unwrap())
-            .collect();
-        dedup_names(&mut specs);
+        let texts: Vec<String> = ["w", "w", "x", "w"].map(String::from).to_vec();
+        let specs = parse_engines(&texts).unwrap();
         let names: Vec<_> = specs.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["w", "w-2", "x", "w-3"]);
+        assert!(parse_engines(&["ok".into(), "x 'open".into()]).is_err());
+    }
+
+    #[test]
+    fn echoed_games_give_state_turn_and_moves() {
+        let reply = |lines: &[&str]| lines.iter().map(|l| l.to_string()).collect::<Vec<_>>();
+        let played = reply(&["an extra line", "Base;InProgress;White[2];wS1;bS1 wS1-", ""]);
+        assert_eq!(echoed_game(&played), Some(("InProgress", "White[2]", 2)));
+        let fresh = reply(&["Base+MLP;NotStarted;White[1]"]);
+        assert_eq!(echoed_game(&fresh), Some(("NotStarted", "White[1]", 0)));
+        assert_eq!(echoed_game(&reply(&["wS1;bS1 wS1-"])), None);
+        assert_eq!(echoed_game(&[]), None);
     }
 
     #[test]

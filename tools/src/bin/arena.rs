@@ -16,7 +16,7 @@ use waggle_tools::arena::report::{Sprt, SprtModel};
 use waggle_tools::arena::runner::{ArenaConfig, merge_results, run_arena};
 use waggle_tools::arena::{Mode, Shard};
 use waggle_tools::openings::{parse_game_types, parse_openings, random_openings};
-use waggle_tools::process::{EngineSpec, dedup_names};
+use waggle_tools::process::parse_engines;
 use waggle_tools::stats::{SprtDecision, SprtParams};
 
 #[derive(Parser)]
@@ -206,12 +206,7 @@ fn play(a: PlayArgs) -> Result<()> {
     if a.engines.len() < 2 {
         bail!("give at least two engines with -e/--engine");
     }
-    let mut engines = a
-        .engines
-        .iter()
-        .map(|e| EngineSpec::parse(e))
-        .collect::<Result<Vec<_>, _>>()?;
-    dedup_names(&mut engines);
+    let engines = parse_engines(&a.engines)?;
     let limit = match (a.move_time, a.depth, &a.clock) {
         (Some(t), _, _) => match Duration::try_from_secs_f64(t) {
             Ok(d) if !d.is_zero() => Limit::MoveTime(d),

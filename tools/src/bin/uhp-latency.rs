@@ -22,7 +22,7 @@ use clap::Parser;
 use std::process::ExitCode;
 use std::thread;
 use std::time::{Duration, Instant};
-use waggle_tools::process::{EngineSpec, UhpProcess, dedup_names, failure_line};
+use waggle_tools::process::{EngineSpec, UhpProcess, echoed_game, failure_line, parse_engines};
 
 /// A Base+MLP middle game with plenty for a pondering engine to think about.
 const MIDDLE_GAME: &str = "Base+MLP;InProgress;;wS1;bG1 -wS1;wQ wS1/;bQ -bG1;wA1 wQ\\;bA1 \\bQ";
@@ -76,12 +76,7 @@ fn run(cli: &Cli) -> Result<()> {
     if cli.commands == 0 {
         bail!("--commands must be at least 1");
     }
-    let mut specs = cli
-        .engines
-        .iter()
-        .map(|e| EngineSpec::parse(e))
-        .collect::<Result<Vec<_>, _>>()?;
-    dedup_names(&mut specs);
+    let specs = parse_engines(&cli.engines)?;
     let timeout = Duration::from_millis(cli.reply_timeout_ms);
     let mut results = Vec::new();
     for spec in &specs {
@@ -115,15 +110,6 @@ fn run(cli: &Cli) -> Result<()> {
     Ok(())
 }
 
-/// The state, turn and number of moves of the GameString that ends a reply.
-fn position(reply: &[String]) -> (String, String, usize) {
-    let line = reply.last().map(|l| l.trim()).unwrap_or_default();
-    let fields: Vec<&str> = line.split(';').map(str::trim).collect();
-    let field = |i: usize| fields.get(i).copied().unwrap_or_default().to_string();
-    let moves = fields.iter().skip(3).filter(|f| !f.is_empty()).count();
-    (field(1), field(2), moves)
-}
-
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
@@ -145,7 +131,10 @@ fn measure(
         }
         Ok(reply)
     };
-    let start = position(&ask(&mut engine, &format!("newgame {game}"))?);
+    let start = ask(&mut engine, &format!("newgame {game}"))?;
+    if echoed_game(&start).is_none() {
+        bail!("`newgame` was not answered with a GameString: {start:?}");
+    }
     let moves = ask(&mut engine, "validmoves")?;
     let Some(first) = moves
         .last()
@@ -177,13 +166,13 @@ fn measure(
             played = true;
         } else if command == "undo" {
             played = false;
-            end = position(&reply);
+            end = reply;
         }
     }
     if played {
-        end = position(&ask(&mut engine, "undo")?);
+        end = ask(&mut engine, "undo")?;
     }
-    if end != start {
+    if echoed_game(&end) != echoed_game(&start) {
         bail!("the game did not end where it began: {start:?} then {end:?}");
     }
     engine.kill();
