@@ -304,6 +304,7 @@ fn every_search_parameter_can_be_set_by_name() {
         ("rfp_margin", "75"),
         ("futility_margin", "200"),
         ("lmp_base", "6"),
+        ("soft_percent", "80"),
         ("mcts_exploration", "1.5"),
         ("mcts_eval_scale", "250"),
         ("mcts_first_play_reduction", "0"),
@@ -311,6 +312,7 @@ fn every_search_parameter_can_be_set_by_name() {
         ("mcts_widen_base", "6"),
         ("mcts_widen_factor", "2"),
         ("mcts_virtual_loss", "0.5"),
+        ("mcts_leaf_probe", "2"),
     ] {
         p.set(name, value).expect("a known parameter");
     }
@@ -324,6 +326,7 @@ fn every_search_parameter_can_be_set_by_name() {
         rfp_margin: 75,
         futility_margin: 200,
         lmp_base: 6,
+        soft_percent: 80,
         mcts: MctsParams {
             exploration: 1.5,
             eval_scale: 250.0,
@@ -332,6 +335,7 @@ fn every_search_parameter_can_be_set_by_name() {
             widen_base: 6.0,
             widen_factor: 2.0,
             virtual_loss: 0.5,
+            leaf_probe: 2,
         },
         ..SearchParams::default()
     };
@@ -341,6 +345,7 @@ fn every_search_parameter_can_be_set_by_name() {
         assert!(p.set("mcts_eval_scale", bad).is_err(), "{bad}");
     }
     assert!(p.set("mcts_exploration", "-0.5").is_err());
+    assert!(p.set("mcts_leaf_probe", "-1").is_err());
     assert!(p.set("weights", "1").is_err());
     assert_eq!(p, expected);
 }

@@ -53,7 +53,10 @@
 //! **Knowledge from the alpha-beta side.** Priors are a softmax of the alpha-beta move
 //! ordering's static part (moves onto or next to the enemy queen first, then moves relieving
 //! the own queen; moves loosening the grip on the enemy queen or crowding the own queen last).
-//! Leaves are valued by the static evaluation squashed to [-1, 1] by tanh. Progressive
+//! Leaves are valued by the static evaluation squashed to [-1, 1] by tanh (or, with
+//! `leaf_probe` set, by a shallow alpha-beta search that the caller's evaluator runs: at 4+0.04
+//! in Base+MLP the quiescence search as the probe lost to the static evaluation by SPRT, -66
+//! Elo in 196 games, so it is off by default). Progressive
 //! widening: a node visited N times considers only its `widen_base + widen_factor * sqrt(N)`
 //! moves of highest prior (all of them eventually), plus one more for every considered move
 //! already proven lost, so that Hive's 50-200 moves are not all expanded at once and the
@@ -127,12 +130,18 @@ pub fn depth_for_visits(visits: u64) -> u32 {
         .unwrap_or(0)
 }
 
+/// Values leaves for one search thread: the score of a position (not over) for its side to
+/// move, in evaluation units. [`search`] makes one per thread from its factory.
+pub type LeafEval<'a> = Box<dyn FnMut(&Game) -> i32 + 'a>;
+
 /// Tunable constants of the search.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MctsParams {
     /// Weight of the exploration term in PUCT.
     pub exploration: f32,
-    /// Evaluation units that map to a value of tanh(1) ~ 0.76.
+    /// Evaluation units that map to a value of tanh(1) ~ 0.76. The Texel fits of the learned
+    /// weights put a score `e`'s winning chance at sigmoid(K e) with K ~ 0.007-0.009, which as
+    /// a value in [-1, 1] is tanh(K e / 2): a scale of 230-290. 250 beat 400 by SPRT.
     pub eval_scale: f32,
     /// How much worse than its parent's value a move not yet tried is assumed to be.
     pub first_play_reduction: f32,
@@ -144,18 +153,23 @@ pub struct MctsParams {
     pub widen_factor: f32,
     /// Losses added per in-flight descent through an edge (virtual loss).
     pub virtual_loss: f32,
+    /// How a leaf is valued: 0 = the static evaluation; 1 = the alpha-beta quiescence
+    /// search; d >= 2 = an alpha-beta search of d - 1 plies (the evaluator passed to
+    /// [`search`] reads this).
+    pub leaf_probe: u32,
 }
 
 impl Default for MctsParams {
     fn default() -> Self {
         MctsParams {
             exploration: 2.5,
-            eval_scale: 400.0,
+            eval_scale: 250.0,
             first_play_reduction: 0.3,
             prior_temperature: 20_000.0,
             widen_base: 4.0,
             widen_factor: 1.5,
             virtual_loss: 1.0,
+            leaf_probe: 0,
         }
     }
 }
@@ -767,7 +781,6 @@ struct Shared<'a> {
     root: u32,
     root_game: &'a Game,
     params: MctsParams,
-    eval: &'a (dyn Fn(&Game) -> i32 + Sync),
     /// Iterations claimed, all threads together: each thread claims `BATCH` at a time (fewer
     /// at the limit) and gives back what it did not run when it stops.
     iterations: Apart<AtomicU64>,
@@ -779,11 +792,6 @@ struct Shared<'a> {
 }
 
 impl Shared<'_> {
-    /// The value of `game` (not over) for its side to move, from the evaluation.
-    fn leaf_value(&self, game: &Game) -> f32 {
-        ((self.eval)(game) as f32 / self.params.eval_scale).tanh()
-    }
-
     fn root(&self) -> &Node {
         self.graph.node(self.root)
     }
@@ -851,6 +859,8 @@ impl Shared<'_> {
 /// One thread's scratch.
 struct Worker<'a> {
     sh: &'a Shared<'a>,
+    /// Values leaves (this thread's own evaluator).
+    eval: LeafEval<'a>,
     game: Game,
     movegen: MoveGen,
     list: MoveList,
@@ -862,12 +872,13 @@ struct Worker<'a> {
 }
 
 impl<'a> Worker<'a> {
-    fn new(sh: &'a Shared<'a>) -> Worker<'a> {
+    fn new(sh: &'a Shared<'a>, eval: LeafEval<'a>) -> Worker<'a> {
         let mut game = sh.root_game.clone();
         // Repetitions are draws in the search; the threefold test after each move is not needed.
         game.set_repetition_draw(false);
         Worker {
             sh,
+            eval,
             game,
             movegen: MoveGen::new(),
             list: MoveList::new(),
@@ -1090,7 +1101,11 @@ impl<'a> Worker<'a> {
                 }
             }
         }
-        (self.sh.leaf_value(&self.game), Proof::Unknown)
+        let score = (self.eval)(&self.game);
+        (
+            (score as f32 / self.sh.params.eval_scale).tanh(),
+            Proof::Unknown,
+        )
     }
 
     /// One iteration from the root: descend, evaluate, back up.
@@ -1375,14 +1390,14 @@ fn summary(sh: &Shared, depth: u32) -> SearchInfo {
 /// receives a [`SearchInfo`] each time the iterations pass the next depth's number, and once
 /// at the end.
 #[allow(clippy::too_many_arguments)]
-pub fn search(
+pub fn search<'e>(
     game: &Game,
     limits: &Limits,
     stop: &AtomicBool,
     threads: usize,
     memory_mb: usize,
     params: MctsParams,
-    eval: &(dyn Fn(&Game) -> i32 + Sync),
+    eval: &(dyn Fn() -> LeafEval<'e> + Sync),
     report: &mut dyn FnMut(&SearchInfo),
 ) -> Move {
     let start = Instant::now();
@@ -1394,7 +1409,7 @@ pub fn search(
         return Move::PASS;
     }
     let graph = Graph::new(memory_mb);
-    let root_value = ((eval)(game) as f32 / params.eval_scale).tanh();
+    let root_value = (eval()(game) as f32 / params.eval_scale).tanh();
     let (root, _) = graph
         .get_or_insert(position_key(game), root_value, Proof::Unknown, true)
         .expect("the root is made even in a full graph");
@@ -1403,7 +1418,6 @@ pub fn search(
         root,
         root_game: game,
         params,
-        eval,
         iterations: Apart(AtomicU64::new(0)),
         max_iterations: limits.depth.map(visits_for_depth),
         stop,
@@ -1411,7 +1425,7 @@ pub fn search(
         done: AtomicBool::new(false),
     };
     let run = |main: Option<&mut dyn FnMut(&SearchInfo)>| {
-        let mut w = Worker::new(&sh);
+        let mut w = Worker::new(&sh, eval());
         let mut main = main;
         let mut reported = 0;
         let mut count = 0u64;
@@ -1492,7 +1506,6 @@ mod tests {
             root,
             root_game: game,
             params: MctsParams::default(),
-            eval: &evaluate,
             iterations: Apart(AtomicU64::new(0)),
             max_iterations: Some(iterations),
             stop: &stop,
@@ -1502,7 +1515,7 @@ mod tests {
         std::thread::scope(|s| {
             for _ in 0..threads {
                 s.spawn(|| {
-                    let mut w = Worker::new(&sh);
+                    let mut w = Worker::new(&sh, Box::new(evaluate));
                     let mut left = 0;
                     while !sh.over() && sh.start_iteration(&mut left) {
                         w.iterate();

@@ -139,6 +139,8 @@ pub struct SearchParams {
     /// Late-move pruning: at a non-PV node of depth `d <= 3`, quiet moves after the first
     /// `lmp_base * d * d` are skipped (0 = off).
     pub lmp_base: u32,
+    /// With a time limit, no iteration starts after this percentage of the usable time.
+    pub soft_percent: u32,
     /// The Monte Carlo search's constants (set by name with the prefix `mcts_`:
     /// `mcts_eval_scale`, `mcts_exploration`, ...).
     pub mcts: mcts::MctsParams,
@@ -157,6 +159,7 @@ impl Default for SearchParams {
             rfp_margin: 60,
             futility_margin: 150,
             lmp_base: 4,
+            soft_percent: 50,
             mcts: mcts::MctsParams::default(),
         }
     }
@@ -217,6 +220,7 @@ impl SearchParams {
             "rfp_margin" => self.rfp_margin = parse(name, value)?,
             "futility_margin" => self.futility_margin = parse(name, value)?,
             "lmp_base" => self.lmp_base = parse(name, value)?,
+            "soft_percent" => self.soft_percent = parse(name, value)?,
             "mcts_exploration" => self.mcts.exploration = non_negative(name, value)?,
             "mcts_eval_scale" => self.mcts.eval_scale = positive(name, value)?,
             "mcts_first_play_reduction" => {
@@ -226,6 +230,7 @@ impl SearchParams {
             "mcts_widen_base" => self.mcts.widen_base = positive(name, value)?,
             "mcts_widen_factor" => self.mcts.widen_factor = non_negative(name, value)?,
             "mcts_virtual_loss" => self.mcts.virtual_loss = non_negative(name, value)?,
+            "mcts_leaf_probe" => self.mcts.leaf_probe = parse(name, value)?,
             _ => return Err(format!("unknown search parameter '{name}'")),
         }
         Ok(())
@@ -342,20 +347,7 @@ impl Engine {
         report: &mut dyn FnMut(&SearchInfo),
     ) -> Move {
         if self.options.algorithm == Algorithm::Mcts {
-            let weights = eval::PreparedWeights::new(
-                self.params.weights.for_type(game.game_type()),
-                game.game_type(),
-            );
-            return mcts::search(
-                game,
-                limits,
-                stop,
-                self.options.threads,
-                self.options.hash_mb,
-                self.params.mcts,
-                &|g: &Game| eval::evaluate_prepared(g, &weights),
-                report,
-            );
+            return self.monte_carlo(game, limits, stop, report);
         }
         if self.options.skill_level < skill::MAX_SKILL_LEVEL {
             let level = self.options.skill_level;
@@ -393,6 +385,67 @@ impl Engine {
             node_budget: None,
         };
         self.alpha_beta(game, &Limits::default(), shape, stop, &mut |_| {});
+    }
+
+    /// The Monte Carlo graph search, its leaves valued by the static evaluation or, with
+    /// `mcts_leaf_probe` set, by a shallow alpha-beta search per thread (sharing a table of a
+    /// quarter of the memory budget; the graph gets the rest).
+    fn monte_carlo(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        stop: &AtomicBool,
+        report: &mut dyn FnMut(&SearchInfo),
+    ) -> Move {
+        let params = &self.params;
+        let weights = params.weights.for_type(game.game_type());
+        let hash_mb = self.options.hash_mb;
+        let probe = params.mcts.leaf_probe;
+        if probe == 0 {
+            let prepared = eval::PreparedWeights::new(weights, game.game_type());
+            let prepared = &prepared;
+            return mcts::search(
+                game,
+                limits,
+                stop,
+                self.options.threads,
+                hash_mb,
+                params.mcts,
+                &|| Box::new(move |g: &Game| eval::evaluate_prepared(g, prepared)),
+                report,
+            );
+        }
+        let table_mb = (hash_mb / 4).max(1);
+        let tt = TranspositionTable::new(table_mb);
+        let shared = Shared {
+            split: None,
+            tt: &tt,
+            params,
+            time: TimeManager::new(&Limits::default(), Instant::now()),
+            external_stop: stop,
+            abort: AtomicBool::new(false),
+            stopped: AtomicBool::new(false),
+            read_only_tt: AtomicBool::new(false),
+            node_limit: AtomicU64::new(u64::MAX),
+        };
+        let shared = &shared;
+        let depth = probe as i32 - 1;
+        mcts::search(
+            game,
+            limits,
+            stop,
+            self.options.threads,
+            hash_mb.saturating_sub(table_mb).max(1),
+            params.mcts,
+            &|| {
+                let mut w = Worker::new(game.clone(), weights);
+                Box::new(move |g: &Game| {
+                    w.load(g);
+                    w.negamax(shared, depth, -INF, INF, 0, true)
+                })
+            },
+            report,
+        )
     }
 
     /// The alpha-beta search of the given shape.
@@ -445,7 +498,7 @@ impl Engine {
                 }),
             tt,
             params: &self.params,
-            time: TimeManager::new(limits, start),
+            time: TimeManager::with_soft_percent(limits, start, self.params.soft_percent),
             external_stop: stop,
             abort: AtomicBool::new(false),
             stopped: AtomicBool::new(false),

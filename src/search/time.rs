@@ -4,8 +4,10 @@
 //! of `T` for very short limits) is kept for unwinding the search, printing the reply and the
 //! scheduling noise of a busy machine; the hard deadline is `T` minus that margin and is checked
 //! by every search thread every [`CHECK_INTERVAL`] nodes. No new iteration starts after half the
-//! time up to the hard deadline has gone: an iteration of the next depth typically costs several
-//! times the previous one, so it would most likely be cut short.
+//! time up to the hard deadline has gone (the search parameter `soft_percent`): an iteration of
+//! the next depth typically costs several times the previous one, so it would most likely be
+//! cut short. Starting iterations up to the hard deadline (100%), whose first root moves may
+//! still finish, scored +3 Elo [-22, +29] against 50% in 509 games at 0.1 s per move.
 
 use super::Limits;
 use std::time::{Duration, Instant};
@@ -30,11 +32,18 @@ pub struct TimeManager {
 impl TimeManager {
     /// Deadlines for `limits`, counted from `start`. Without a time limit there are none.
     pub fn new(limits: &Limits, start: Instant) -> TimeManager {
+        TimeManager::with_soft_percent(limits, start, 50)
+    }
+
+    /// Deadlines for `limits` with no iteration starting after `soft_percent`% of the time up
+    /// to the hard deadline.
+    pub fn with_soft_percent(limits: &Limits, start: Instant, soft_percent: u32) -> TimeManager {
         let (soft, hard) = match limits.time {
             Some(t) => {
                 let margin = MAX_MARGIN.min(t / 4);
                 let usable = t.saturating_sub(margin);
-                (Some(start + usable / 2), Some(start + usable))
+                let soft = usable.mul_f64(f64::from(soft_percent.min(100)) / 100.0);
+                (Some(start + soft), Some(start + usable))
             }
             None => (None, None),
         };
