@@ -141,7 +141,8 @@ pub struct MctsParams {
     pub exploration: f32,
     /// Evaluation units that map to a value of tanh(1) ~ 0.76. The Texel fits of the learned
     /// weights put a score `e`'s winning chance at sigmoid(K e) with K ~ 0.007-0.009, which as
-    /// a value in [-1, 1] is tanh(K e / 2): a scale of 230-290. 250 beat 400 by SPRT.
+    /// a value in [-1, 1] is tanh(K e / 2): a scale of 230-290. Sharper values won by SPRT:
+    /// 250 beat 400, 180 beat 250 and 120 beat 180 (80 against 120: +26, not yet decided).
     pub eval_scale: f32,
     /// How much worse than its parent's value a move not yet tried is assumed to be.
     pub first_play_reduction: f32,
@@ -163,7 +164,7 @@ impl Default for MctsParams {
     fn default() -> Self {
         MctsParams {
             exploration: 2.5,
-            eval_scale: 250.0,
+            eval_scale: 120.0,
             first_play_reduction: 0.3,
             prior_temperature: 20_000.0,
             widen_base: 4.0,
