@@ -33,7 +33,7 @@ pub mod skill;
 use crate::core::{Game, Move};
 use crate::eval::{self, WIN_THRESHOLD, WeightSets};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use time::TimeManager;
 use tt::{Bound, TranspositionTable};
@@ -159,7 +159,7 @@ impl Default for SearchParams {
             rfp_margin: 60,
             futility_margin: 150,
             lmp_base: 4,
-            soft_percent: 50,
+            soft_percent: time::SOFT_PERCENT,
             mcts: mcts::MctsParams::default(),
         }
     }
@@ -399,51 +399,40 @@ impl Engine {
     ) -> Move {
         let params = &self.params;
         let weights = params.weights.for_type(game.game_type());
-        let hash_mb = self.options.hash_mb;
+        let prepared = eval::PreparedWeights::new(weights, game.game_type());
+        let prepared = &prepared;
         let probe = params.mcts.leaf_probe;
-        if probe == 0 {
-            let prepared = eval::PreparedWeights::new(weights, game.game_type());
-            let prepared = &prepared;
-            return mcts::search(
-                game,
-                limits,
-                stop,
-                self.options.threads,
-                hash_mb,
-                params.mcts,
-                &|| Box::new(move |g: &Game| eval::evaluate_prepared(g, prepared)),
-                report,
-            );
-        }
-        let table_mb = (hash_mb / 4).max(1);
-        let tt = TranspositionTable::new(table_mb);
-        let shared = Shared {
-            split: None,
-            tt: &tt,
-            params,
-            time: TimeManager::new(&Limits::default(), Instant::now()),
-            external_stop: stop,
-            abort: AtomicBool::new(false),
-            stopped: AtomicBool::new(false),
-            read_only_tt: AtomicBool::new(false),
-            node_limit: AtomicU64::new(u64::MAX),
+        // With a probe, its table takes a quarter of the memory budget.
+        let table_mb = if probe > 0 {
+            (self.options.hash_mb / 4).max(1)
+        } else {
+            0
         };
-        let shared = &shared;
-        let depth = probe as i32 - 1;
+        let tt = (probe > 0).then(|| TranspositionTable::new(table_mb));
+        let shared = tt.as_ref().map(|tt| {
+            let time = TimeManager::new(&Limits::default(), Instant::now());
+            Shared::new(None, tt, params, time, stop)
+        });
+        let leaf_eval = || -> mcts::LeafEval<'_> {
+            match &shared {
+                Some(shared) => {
+                    let mut w = Worker::new(game.clone(), weights);
+                    Box::new(move |g: &Game| {
+                        w.load(g);
+                        w.negamax(shared, probe as i32 - 1, -INF, INF, 0, true)
+                    })
+                }
+                None => Box::new(|g: &Game| eval::evaluate_prepared(g, prepared)),
+            }
+        };
         mcts::search(
             game,
             limits,
             stop,
             self.options.threads,
-            hash_mb.saturating_sub(table_mb).max(1),
+            self.options.hash_mb.saturating_sub(table_mb).max(1),
             params.mcts,
-            &|| {
-                let mut w = Worker::new(game.clone(), weights);
-                Box::new(move |g: &Game| {
-                    w.load(g);
-                    w.negamax(shared, depth, -INF, INF, 0, true)
-                })
-            },
+            &leaf_eval,
             report,
         )
     }
@@ -487,24 +476,16 @@ impl Engine {
             w.main = i == 0 && threads > 1;
         }
 
-        let shared = Shared {
-            split: self
-                .pool
-                .as_ref()
-                .filter(|_| threads > 1)
-                .map(|pool| Split {
-                    pool,
-                    helpers: &self.workers[1..count],
-                }),
-            tt,
-            params: &self.params,
-            time: TimeManager::with_soft_percent(limits, start, self.params.soft_percent),
-            external_stop: stop,
-            abort: AtomicBool::new(false),
-            stopped: AtomicBool::new(false),
-            read_only_tt: AtomicBool::new(false),
-            node_limit: AtomicU64::new(u64::MAX),
-        };
+        let split = self
+            .pool
+            .as_ref()
+            .filter(|_| threads > 1)
+            .map(|pool| Split {
+                pool,
+                helpers: &self.workers[1..count],
+            });
+        let time = TimeManager::with_soft_percent(limits, start, self.params.soft_percent);
+        let shared = Shared::new(split, tt, &self.params, time, stop);
         let search = RootSearch {
             shared: &shared,
             game,

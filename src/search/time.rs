@@ -16,6 +16,10 @@ use std::time::{Duration, Instant};
 /// microsecond, so the deadline is overrun by far less than a millisecond).
 pub const CHECK_INTERVAL: u64 = 1024;
 
+/// The default of the search parameter `soft_percent`: no iteration starts after half the
+/// usable time.
+pub const SOFT_PERCENT: u32 = 50;
+
 /// Longest safety margin kept between the hard deadline and the time limit.
 pub const MAX_MARGIN: Duration = Duration::from_millis(25);
 
@@ -32,7 +36,7 @@ pub struct TimeManager {
 impl TimeManager {
     /// Deadlines for `limits`, counted from `start`. Without a time limit there are none.
     pub fn new(limits: &Limits, start: Instant) -> TimeManager {
-        TimeManager::with_soft_percent(limits, start, 50)
+        TimeManager::with_soft_percent(limits, start, SOFT_PERCENT)
     }
 
     /// Deadlines for `limits` with no iteration starting after `soft_percent`% of the time up

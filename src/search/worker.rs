@@ -132,7 +132,28 @@ pub struct Shared<'a> {
     pub node_limit: AtomicU64,
 }
 
-impl Shared<'_> {
+impl<'a> Shared<'a> {
+    /// The shared state of a new search: no flag raised, no node limit, the table written.
+    pub fn new(
+        split: Option<Split<'a>>,
+        tt: &'a TranspositionTable,
+        params: &'a SearchParams,
+        time: TimeManager,
+        external_stop: &'a AtomicBool,
+    ) -> Shared<'a> {
+        Shared {
+            split,
+            tt,
+            params,
+            time,
+            external_stop,
+            abort: AtomicBool::new(false),
+            stopped: AtomicBool::new(false),
+            read_only_tt: AtomicBool::new(false),
+            node_limit: AtomicU64::new(u64::MAX),
+        }
+    }
+
     /// Looks at the clock and the caller's flag; raises `stopped` and `abort` when it is time.
     pub fn poll(&self) {
         if self.external_stop.load(Ordering::Relaxed) || self.time.hard_expired() {
