@@ -227,6 +227,8 @@ impl SearchParams {
                 self.mcts.first_play_reduction = non_negative(name, value)?
             }
             "mcts_prior_temperature" => self.mcts.prior_temperature = positive(name, value)?,
+            "mcts_prior_eval" => self.mcts.prior_eval = non_negative(name, value)?,
+            "mcts_first_play_eval" => self.mcts.first_play_eval = parse(name, value)?,
             "mcts_widen_base" => self.mcts.widen_base = positive(name, value)?,
             "mcts_widen_factor" => self.mcts.widen_factor = non_negative(name, value)?,
             "mcts_virtual_loss" => self.mcts.virtual_loss = non_negative(name, value)?,
