@@ -56,9 +56,10 @@
 //! the own queen; moves loosening the grip on the enemy queen or crowding the own queen last)
 //! plus each move's value one ply on: when a node's edges are made, every legal move is
 //! played and its position evaluated by the leaf evaluator, and the prior's log-weight gains
-//! that value (mover's view) over `prior_eval` (150 evaluation units). It halves the
-//! iterations a second and won by SPRT at 4+0.04 in Base+MLP, +114 Elo in 148 games; the
-//! same values as the first values of the moves not yet tried won +85 more in 200 games.
+//! that value (mover's view) over `prior_eval` (75 evaluation units). It halves the
+//! iterations a second and won by SPRT at 4+0.04 in Base+MLP, +114 Elo in 148 games (with
+//! 150 units); the same values as the first values of the moves not yet tried won +85 more in
+//! 200 games, and 75 units against 150 won +92 in 163.
 //! Leaves are valued by the static evaluation squashed to [-1, 1] by tanh (or, with
 //! `leaf_probe` set, by a shallow alpha-beta search that the caller's evaluator runs: at 4+0.04
 //! in Base+MLP the quiescence search as the probe lost to the static evaluation by SPRT, -66
@@ -181,7 +182,7 @@ impl Default for MctsParams {
             eval_scale: 120.0,
             first_play_reduction: 0.1,
             prior_temperature: 20_000.0,
-            prior_eval: 150.0,
+            prior_eval: 75.0,
             first_play_eval: true,
             widen_base: 4.0,
             widen_factor: 1.5,
