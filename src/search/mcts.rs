@@ -1008,21 +1008,13 @@ impl<'a> Worker<'a> {
             if prior_eval > 0.0 {
                 let m = self.list.as_slice()[i];
                 self.game.play_unchecked(m);
-                let v = match self.game.state() {
-                    GameState::InProgress | GameState::NotStarted => -(self.eval)(&self.game),
-                    GameState::Draw => 0,
-                    // The mover just won or lost (both queens surrounded is a draw).
-                    _ => {
-                        let mover_white = self.game.side_to_move() == Color::Black;
-                        if (self.game.state() == GameState::WhiteWins) == mover_white {
-                            WIN
-                        } else {
-                            -WIN
-                        }
-                    }
+                // The mover's view: a finished game is worth a whole win or loss.
+                let v = match end_proof(&self.game).and_then(Proof::value) {
+                    Some(end) => -(end * WIN as f32) as i32,
+                    None => -(self.eval)(&self.game),
                 };
                 self.game.undo();
-                logit += v.clamp(-WIN, WIN) as f32 / prior_eval;
+                logit += v as f32 / prior_eval;
                 self.values.push(v);
             }
             self.logits.push(logit);
@@ -1209,20 +1201,7 @@ impl<'a> Worker<'a> {
             self.game.play_unchecked(m);
             // The child to descend into, or the value (child's view) that ends the descent.
             let step: Result<(u32, &Node), f32> = 'step: {
-                if self.game.state().is_over() {
-                    let mover = self.game.side_to_move().opponent();
-                    let proof = match self.game.state() {
-                        GameState::WhiteWins | GameState::BlackWins => {
-                            let mover_won = (self.game.state() == GameState::WhiteWins)
-                                == (mover == Color::White);
-                            if mover_won {
-                                Proof::Loss(0)
-                            } else {
-                                Proof::Win(0)
-                            }
-                        }
-                        _ => Proof::Draw,
-                    };
+                if let Some(proof) = end_proof(&self.game) {
                     e.set_proof(proof);
                     break 'step Err(proof.value().unwrap_or(0.0));
                 }
@@ -1329,6 +1308,24 @@ impl<'a> Worker<'a> {
             }
         }
     }
+}
+
+/// The proof of a finished game for its side to move (lost, or drawn when both queens are
+/// surrounded), `None` while it goes on.
+fn end_proof(game: &Game) -> Option<Proof> {
+    let state = game.state();
+    state.is_over().then(|| match state {
+        GameState::WhiteWins | GameState::BlackWins => {
+            let mover_won =
+                (state == GameState::WhiteWins) == (game.side_to_move().opponent() == Color::White);
+            if mover_won {
+                Proof::Loss(0)
+            } else {
+                Proof::Win(0)
+            }
+        }
+        _ => Proof::Draw,
+    })
 }
 
 /// A sort key that orders finite floats from the highest to the lowest.
@@ -1569,26 +1566,37 @@ mod tests {
         )
     }
 
-    /// Runs `iterations` iterations from `game` on `threads` threads and hands back the graph.
-    fn grow(game: &Game, iterations: u64, threads: usize, memory_mb: usize) -> Graph {
+    /// A search's shared state: a graph of `memory_mb` with the root `game` in it.
+    fn shared<'a>(
+        game: &'a Game,
+        params: MctsParams,
+        max_iterations: Option<u64>,
+        memory_mb: usize,
+        stop: &'a AtomicBool,
+    ) -> Shared<'a> {
         let graph = Graph::new(memory_mb);
         let root = graph
             .get_or_insert(position_key(game), 0.0, Proof::Unknown, true)
             .map(|r| r.0)
             .expect("room for the root");
-        let stop = AtomicBool::new(false);
-        let limits = Limits::default();
-        let sh = Shared {
+        Shared {
             graph,
             root,
             root_game: game,
-            params: MctsParams::default(),
+            params,
             iterations: Apart(AtomicU64::new(0)),
-            max_iterations: Some(iterations),
-            stop: &stop,
-            clock: TimeManager::new(&limits, Instant::now()),
+            max_iterations,
+            stop,
+            clock: TimeManager::new(&Limits::default(), Instant::now()),
             done: AtomicBool::new(false),
-        };
+        }
+    }
+
+    /// Runs `iterations` iterations from `game` on `threads` threads and hands back the graph.
+    fn grow(game: &Game, iterations: u64, threads: usize, memory_mb: usize) -> Graph {
+        let stop = AtomicBool::new(false);
+        let params = MctsParams::default();
+        let sh = shared(game, params, Some(iterations), memory_mb, &stop);
         std::thread::scope(|s| {
             for _ in 0..threads {
                 s.spawn(|| {
@@ -1732,11 +1740,6 @@ mod tests {
     fn priors_follow_the_one_ply_values() {
         let game = midgame();
         let stop = AtomicBool::new(false);
-        let graph = Graph::new(64);
-        let root = graph
-            .get_or_insert(position_key(&game), 0.0, Proof::Unknown, true)
-            .map(|r| r.0)
-            .expect("room for the root");
         let params = MctsParams {
             // The ordering's part of the priors out of the way: they follow the values alone.
             prior_temperature: 1e30,
@@ -1744,17 +1747,7 @@ mod tests {
             first_play_eval: true,
             ..MctsParams::default()
         };
-        let sh = Shared {
-            graph,
-            root,
-            root_game: &game,
-            params,
-            iterations: Apart(AtomicU64::new(0)),
-            max_iterations: None,
-            stop: &stop,
-            clock: TimeManager::new(&Limits::default(), Instant::now()),
-            done: AtomicBool::new(false),
-        };
+        let sh = shared(&game, params, None, 64, &stop);
         let mut w = Worker::new(&sh, Box::new(evaluate));
         let node = sh.root();
         w.widen(node, usize::MAX, true);
@@ -1781,13 +1774,14 @@ mod tests {
         let total: f32 = edges.iter().map(|e| e.0).sum();
         assert!((total - 1.0).abs() < 1e-4, "priors sum to {total}");
         let best = edges[0].2;
+        let scale = params.prior_eval as f64;
         let norm: f64 = edges
             .iter()
-            .map(|e| ((e.2 - best) as f64 / 150.0).exp())
+            .map(|e| ((e.2 - best) as f64 / scale).exp())
             .sum();
         for (i, &(prior, q, v)) in edges.iter().enumerate() {
             assert!(i == 0 || v <= edges[i - 1].2, "highest value first");
-            let want = ((v - best) as f64 / 150.0).exp() / norm;
+            let want = ((v - best) as f64 / scale).exp() / norm;
             assert!(
                 (prior as f64 - want).abs() < 1e-4,
                 "prior {prior}, want {want}"
