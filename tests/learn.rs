@@ -304,6 +304,7 @@ fn every_search_parameter_can_be_set_by_name() {
         ("rfp_margin", "75"),
         ("futility_margin", "200"),
         ("lmp_base", "6"),
+        ("countermove", "true"),
         ("soft_percent", "80"),
         ("mcts_exploration", "1.5"),
         ("mcts_eval_scale", "250"),
@@ -328,6 +329,7 @@ fn every_search_parameter_can_be_set_by_name() {
         rfp_margin: 75,
         futility_margin: 200,
         lmp_base: 6,
+        countermove: true,
         soft_percent: 80,
         mcts: MctsParams {
             exploration: 1.5,

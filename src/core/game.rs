@@ -200,6 +200,12 @@ impl Game {
         self.history.iter().map(|u| u.mv)
     }
 
+    /// The last move played, if any.
+    #[inline]
+    pub fn last_move(&self) -> Option<Move> {
+        self.history.last().map(|u| u.mv)
+    }
+
     /// Whether `piece` takes part in this game type.
     #[inline(always)]
     pub fn is_enabled(&self, piece: Piece) -> bool {

@@ -139,6 +139,9 @@ pub struct SearchParams {
     /// Late-move pruning: at a non-PV node of depth `d <= 3`, quiet moves after the first
     /// `lmp_base * d * d` are skipped (0 = off).
     pub lmp_base: u32,
+    /// Order the quiet move that last refuted the opponent's previous move (by its piece kind
+    /// and destination) right after the killers. Off until its SPRT ends (see the README).
+    pub countermove: bool,
     /// With a time limit, no iteration starts after this percentage of the usable time.
     pub soft_percent: u32,
     /// The Monte Carlo search's constants (set by name with the prefix `mcts_`:
@@ -159,6 +162,7 @@ impl Default for SearchParams {
             rfp_margin: 60,
             futility_margin: 150,
             lmp_base: 4,
+            countermove: false,
             soft_percent: time::SOFT_PERCENT,
             mcts: mcts::MctsParams::default(),
         }
@@ -220,6 +224,7 @@ impl SearchParams {
             "rfp_margin" => self.rfp_margin = parse(name, value)?,
             "futility_margin" => self.futility_margin = parse(name, value)?,
             "lmp_base" => self.lmp_base = parse(name, value)?,
+            "countermove" => self.countermove = parse(name, value)?,
             "soft_percent" => self.soft_percent = parse(name, value)?,
             "mcts_exploration" => self.mcts.exploration = non_negative(name, value)?,
             "mcts_eval_scale" => self.mcts.eval_scale = positive(name, value)?,

@@ -185,6 +185,7 @@ const ORDER_TT: i32 = 1 << 30;
 const ORDER_ON_QUEEN: i32 = 60_000;
 const ORDER_PRESSURE: i32 = 40_000;
 const ORDER_KILLER: [i32; 2] = [30_000, 29_000];
+const ORDER_COUNTER: i32 = 28_000;
 const ORDER_RELIEF: i32 = 20_000;
 /// Moves scored at or above this are never reduced.
 const ORDER_TACTICAL: i32 = ORDER_RELIEF;
@@ -196,6 +197,7 @@ const ORDER_SELF_PRESSURE: i32 = -12_000;
 pub struct OrderingTables {
     killers: Box<[[Move; 2]; MAX_PLY]>,
     history: Box<[i16; HISTORY_LEN]>,
+    counters: Box<[Move; HISTORY_LEN]>,
 }
 
 /// A search thread.
@@ -208,6 +210,9 @@ pub struct Worker {
     killers: Box<[[Move; 2]; MAX_PLY]>,
     /// History by piece kind (colour and bug) and destination.
     history: Box<[i16; HISTORY_LEN]>,
+    /// The quiet move that last caused a cutoff in reply to a move, by the replied-to move's
+    /// piece kind and destination (see [`SearchParams::countermove`]).
+    counters: Box<[Move; HISTORY_LEN]>,
     /// Triangular principal-variation table.
     pv: Box<[[Move; MAX_PLY]; MAX_PLY]>,
     pv_len: [usize; MAX_PLY],
@@ -252,6 +257,7 @@ impl Worker {
                 .collect(),
             killers: Box::new([[Move::PASS; 2]; MAX_PLY]),
             history: Box::new([0; HISTORY_LEN]),
+            counters: Box::new([Move::PASS; HISTORY_LEN]),
             pv: Box::new([[Move::PASS; MAX_PLY]; MAX_PLY]),
             pv_len: [0; MAX_PLY],
             reductions,
@@ -269,6 +275,7 @@ impl Worker {
         OrderingTables {
             killers: self.killers.clone(),
             history: self.history.clone(),
+            counters: self.counters.clone(),
         }
     }
 
@@ -276,12 +283,14 @@ impl Worker {
     pub fn restore_ordering_tables(&mut self, saved: &OrderingTables) {
         self.killers.clone_from(&saved.killers);
         self.history.clone_from(&saved.history);
+        self.counters.clone_from(&saved.counters);
     }
 
     /// Forgets killers, history and cached evaluations, as if newly made.
     pub fn reset(&mut self) {
         self.killers.fill([Move::PASS; 2]);
         self.history.fill(0);
+        self.counters.fill(Move::PASS);
         self.eval_cache.fill((0, 0));
         self.nodes = 0;
     }
@@ -507,7 +516,7 @@ impl Worker {
         let mut best_move = None;
         for i in 0..n {
             if i == first {
-                self.score_moves(&mut data, first, ply);
+                self.score_moves(&mut data, first, ply, prm.countermove);
             }
             if i == 1
                 && pv_node
@@ -737,6 +746,13 @@ impl Worker {
         }
         let bonus = (depth * depth).min(400);
         update_history(&mut self.history[..], m, bonus);
+        if let Some(prev) = self
+            .game
+            .last_move()
+            .and_then(|p| Some(history_index(p.piece()?, p.to())))
+        {
+            self.counters[prev] = m;
+        }
         for j in 0..i {
             let other =
                 data.moves.as_slice()[(MAX_MOVES as u64 - (data.keys[j] & 0xffff_ffff)) as usize];
@@ -760,7 +776,7 @@ impl Worker {
             data.keys[0] = key_of(ORDER_TT, 0);
             first = 1;
         }
-        self.score_moves(&mut data, first, 0);
+        self.score_moves(&mut data, first, 0, sh.params.countermove);
         let n = data.moves.len();
         data.keys[..n].sort_unstable_by(|a, b| b.cmp(a));
         let ordered = data.keys[..n]
@@ -777,7 +793,7 @@ impl Worker {
     /// destinations of the killers are marked in `self.zone` for the duration of the call, the
     /// pieces whose leaving empties a cell next to either queen are flagged once, and the
     /// bonuses come from [`BONUS`].
-    fn score_moves(&mut self, data: &mut PlyData, from: usize, ply: usize) {
+    fn score_moves(&mut self, data: &mut PlyData, from: usize, ply: usize, countermove: bool) {
         let me = self.game.side_to_move();
         let board = self.game.board();
         let enemy_q = board.position(Piece::queen(me.opponent()));
@@ -789,6 +805,15 @@ impl Worker {
             if !k.is_pass() {
                 zone[k.to().index()] |= KILLER_TARGET;
             }
+        }
+        let counter = match self.game.last_move() {
+            Some(p) if countermove => p.piece().map_or(Move::PASS, |piece| {
+                self.counters[history_index(piece, p.to())]
+            }),
+            _ => Move::PASS,
+        };
+        if !counter.is_pass() {
+            zone[counter.to().index()] |= COUNTER_TARGET;
         }
         let n = data.moves.len();
         let moves = &data.moves.as_slice()[from..n];
@@ -808,6 +833,8 @@ impl Worker {
                         s = s.max(ORDER_KILLER[0]);
                     } else if z & KILLER_TARGET != 0 && killers[1] == m {
                         s = s.max(ORDER_KILLER[1]);
+                    } else if z & COUNTER_TARGET != 0 && counter == m {
+                        s = s.max(ORDER_COUNTER);
                     } else {
                         s += own_bonus;
                     }
@@ -836,6 +863,7 @@ impl Worker {
         for k in killers {
             zone[k.to().index()] = 0;
         }
+        zone[counter.to().index()] = 0;
     }
 }
 
@@ -913,6 +941,8 @@ const NEXT_TO_ENEMY_QUEEN: u8 = 2;
 const NEXT_TO_OWN_QUEEN: u8 = 4;
 /// A [`Worker::zone`] mark: the destination of a killer move.
 const KILLER_TARGET: u8 = 64;
+/// A [`Worker::zone`] mark: the destination of the counter move.
+const COUNTER_TARGET: u8 = 128;
 /// Bits of a piece in the index into [`BONUS`].
 const LEAVES_ENEMY_QUEEN: u8 = 8;
 const LEAVES_OWN_QUEEN: u8 = 16;
@@ -1040,5 +1070,56 @@ pub fn score_from_tt(score: i32, ply: usize) -> i32 {
         score + ply as i32
     } else {
         score
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::parse_game_string;
+
+    /// The ordering score [`Worker::score_moves`] gives each move of the worker's position at
+    /// `ply`, by move.
+    fn scores(w: &mut Worker, ply: usize, countermove: bool) -> Vec<(Move, i32)> {
+        let mut data = w.stack[ply].take().expect("a free ply");
+        w.movegen.generate(&w.game, &mut data.moves);
+        w.score_moves(&mut data, 0, ply, countermove);
+        let n = data.moves.len();
+        let out = (0..n).map(|i| pick(&mut data, i, n)).collect();
+        w.stack[ply] = Some(data);
+        out
+    }
+
+    #[test]
+    fn a_refutation_comes_right_after_the_killers_when_its_move_is_played_again() {
+        let game = parse_game_string(
+            "Base;InProgress;White[8];wG1;bA1 \\wG1;wS1 /wG1;bB1 \\bA1;wQ wG1-;bQ \\bB1;\
+             wA1 wS1-;bA2 bA1/;wA1 bA2/;bQ -wA1;wG2 /wS1;bA3 -bA1;wG2 \\wQ;bA3 wQ/",
+            true,
+        )
+        .expect("a valid game");
+        let mut w = Worker::new(game, &EvalWeights::default());
+        // The quietest move of the position: the one ordered last.
+        let before = scores(&mut w, 1, true);
+        let &(m, order) = before.last().expect("moves");
+        assert!(order < ORDER_COUNTER, "{order}");
+        // It refutes the last move (bA3 wQ/) at ply 1; ply 2 has no killers, so only the
+        // counter move can lift it there.
+        let mut data = w.stack[1].take().expect("a free ply");
+        w.movegen.generate(&w.game, &mut data.moves);
+        w.reward(&data, 0, m, order, 3, 1);
+        w.stack[1] = Some(data);
+        let after = scores(&mut w, 2, true);
+        let lifted = after.iter().find(|&&(x, _)| x == m).expect("m is legal").1;
+        assert_eq!(lifted, ORDER_COUNTER);
+        assert!(after.iter().all(|&(x, s)| x == m || s != ORDER_COUNTER));
+        // Without counter moves it keeps its history score, below the counter moves' class.
+        let plain = scores(&mut w, 2, false);
+        let kept = plain.iter().find(|&&(x, _)| x == m).expect("m is legal").1;
+        assert!(kept < ORDER_COUNTER, "{kept}");
+        // After another last move it is no counter move.
+        w.game.undo();
+        let other = scores(&mut w, 2, true);
+        assert!(other.iter().all(|&(_, s)| s != ORDER_COUNTER));
     }
 }
