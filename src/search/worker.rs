@@ -734,7 +734,7 @@ impl Worker {
         self.pv_len[ply] = child_len;
     }
 
-    /// Killer and history updates after move `i` (`m`) caused a cutoff.
+    /// Killer, history and counter-move updates after move `i` (`m`) caused a cutoff.
     fn reward(&mut self, data: &PlyData, i: usize, m: Move, order: i32, depth: i32, ply: usize) {
         if order >= ORDER_PRESSURE || m.is_pass() {
             return;
