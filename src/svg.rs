@@ -87,7 +87,7 @@ pub fn render(game: &Game) -> String {
     let board = game.board();
     let cells = occupied_cells(game);
     // The last move, and where a moved piece came from.
-    let last = game.moves().last().filter(|m| !m.is_pass());
+    let last = game.last_move().filter(|m| !m.is_pass());
     let mut before = game.clone();
     let last_text = if last.is_some() {
         before.undo();

@@ -192,8 +192,8 @@ const ORDER_TACTICAL: i32 = ORDER_RELIEF;
 const ORDER_LOOSEN: i32 = -10_000;
 const ORDER_SELF_PRESSURE: i32 = -12_000;
 
-/// A worker's killer and history tables, saved while the extra ranks of a multi-line search
-/// run so that they do not change the best move's search.
+/// A worker's killer, history and counter-move tables, saved while the extra ranks of a
+/// multi-line search run so that they do not change the best move's search.
 pub struct OrderingTables {
     killers: Box<[[Move; 2]; MAX_PLY]>,
     history: Box<[i16; HISTORY_LEN]>,
@@ -270,7 +270,8 @@ impl Worker {
         }
     }
 
-    /// A copy of the move-ordering tables that searches change (killers and history).
+    /// A copy of the move-ordering tables that searches change (killers, history and counter
+    /// moves).
     pub fn ordering_tables(&self) -> OrderingTables {
         OrderingTables {
             killers: self.killers.clone(),
@@ -286,7 +287,7 @@ impl Worker {
         self.counters.clone_from(&saved.counters);
     }
 
-    /// Forgets killers, history and cached evaluations, as if newly made.
+    /// Forgets killers, history, counter moves and cached evaluations, as if newly made.
     pub fn reset(&mut self) {
         self.killers.fill([Move::PASS; 2]);
         self.history.fill(0);
@@ -304,8 +305,8 @@ impl Worker {
     }
 
     /// Prepares for a new search from `game` with the evaluation weights `weights`: history is
-    /// kept but halved, killers cleared; cached evaluations are kept unless the weights or the
-    /// game type (on which the evaluation depends) changed.
+    /// kept but halved, counter moves kept, killers cleared; cached evaluations are kept unless
+    /// the weights or the game type (on which the evaluation depends) changed.
     pub fn prepare(&mut self, game: &Game, weights: &EvalWeights) {
         self.load(game);
         if game.game_type() != self.weights.game_type() || weights != self.weights.weights() {
@@ -557,7 +558,7 @@ impl Worker {
                         self.update_pv(ply, m);
                     }
                     if score >= beta {
-                        self.reward(&data, i, m, order, depth, ply);
+                        self.reward(&data, i, m, order, depth, ply, prm.countermove);
                         break;
                     }
                 }
@@ -734,8 +735,19 @@ impl Worker {
         self.pv_len[ply] = child_len;
     }
 
-    /// Killer, history and counter-move updates after move `i` (`m`) caused a cutoff.
-    fn reward(&mut self, data: &PlyData, i: usize, m: Move, order: i32, depth: i32, ply: usize) {
+    /// Killer and history updates after move `i` (`m`) caused a cutoff, and with
+    /// `countermove` the counter move of the last move.
+    #[allow(clippy::too_many_arguments)]
+    fn reward(
+        &mut self,
+        data: &PlyData,
+        i: usize,
+        m: Move,
+        order: i32,
+        depth: i32,
+        ply: usize,
+        countermove: bool,
+    ) {
         if order >= ORDER_PRESSURE || m.is_pass() {
             return;
         }
@@ -746,12 +758,8 @@ impl Worker {
         }
         let bonus = (depth * depth).min(400);
         update_history(&mut self.history[..], m, bonus);
-        if let Some(prev) = self
-            .game
-            .last_move()
-            .and_then(|p| Some(history_index(p.piece()?, p.to())))
-        {
-            self.counters[prev] = m;
+        if countermove && let Some(slot) = self.counter_slot() {
+            self.counters[slot] = m;
         }
         for j in 0..i {
             let other =
@@ -790,10 +798,14 @@ impl Worker {
     /// Fills the ordering keys of `data.moves[from..]`.
     ///
     /// Per move this is a few table lookups: the cells on and around both queens and the
-    /// destinations of the killers are marked in `self.zone` for the duration of the call, the
-    /// pieces whose leaving empties a cell next to either queen are flagged once, and the
-    /// bonuses come from [`BONUS`].
+    /// destinations of the killers and the counter move are marked in `self.zone` for the
+    /// duration of the call, the pieces whose leaving empties a cell next to either queen are
+    /// flagged once, and the bonuses come from [`BONUS`].
     fn score_moves(&mut self, data: &mut PlyData, from: usize, ply: usize, countermove: bool) {
+        let counter = match countermove.then(|| self.counter_slot()).flatten() {
+            Some(slot) => self.counters[slot],
+            None => Move::PASS,
+        };
         let me = self.game.side_to_move();
         let board = self.game.board();
         let enemy_q = board.position(Piece::queen(me.opponent()));
@@ -806,12 +818,6 @@ impl Worker {
                 zone[k.to().index()] |= KILLER_TARGET;
             }
         }
-        let counter = match self.game.last_move() {
-            Some(p) if countermove => p.piece().map_or(Move::PASS, |piece| {
-                self.counters[history_index(piece, p.to())]
-            }),
-            _ => Move::PASS,
-        };
         if !counter.is_pass() {
             zone[counter.to().index()] |= COUNTER_TARGET;
         }
@@ -860,10 +866,17 @@ impl Worker {
                 zone[c.index()] = 0;
             }
         }
-        for k in killers {
+        for k in [killers[0], killers[1], counter] {
             zone[k.to().index()] = 0;
         }
-        zone[counter.to().index()] = 0;
+    }
+
+    /// The entry of [`Worker::counters`] for the last move played (none after a pass or at
+    /// the start).
+    #[inline]
+    fn counter_slot(&self) -> Option<usize> {
+        let last = self.game.last_move()?;
+        Some(history_index(last.piece()?, last.to()))
     }
 }
 
@@ -1107,7 +1120,7 @@ mod tests {
         // counter move can lift it there.
         let mut data = w.stack[1].take().expect("a free ply");
         w.movegen.generate(&w.game, &mut data.moves);
-        w.reward(&data, 0, m, order, 3, 1);
+        w.reward(&data, 0, m, order, 3, 1, true);
         w.stack[1] = Some(data);
         let after = scores(&mut w, 2, true);
         let lifted = after.iter().find(|&&(x, _)| x == m).expect("m is legal").1;
