@@ -303,8 +303,10 @@ fn every_search_parameter_can_be_set_by_name() {
         ("quiescence_plies", "4"),
         ("rfp_margin", "75"),
         ("futility_margin", "200"),
+        ("futility_depth", "2"),
         ("lmp_base", "6"),
         ("countermove", "true"),
+        ("aspiration_delta", "45"),
         ("soft_percent", "80"),
         ("mcts_exploration", "1.5"),
         ("mcts_eval_scale", "250"),
@@ -328,8 +330,10 @@ fn every_search_parameter_can_be_set_by_name() {
         quiescence_plies: 4,
         rfp_margin: 75,
         futility_margin: 200,
+        futility_depth: 2,
         lmp_base: 6,
         countermove: true,
+        aspiration_delta: 45,
         soft_percent: 80,
         mcts: MctsParams {
             exploration: 1.5,
@@ -349,6 +353,9 @@ fn every_search_parameter_can_be_set_by_name() {
     assert!(p.set("lmr_percent", "-1").is_err());
     for bad in ["0", "-1", "NaN", "inf", "many"] {
         assert!(p.set("mcts_eval_scale", bad).is_err(), "{bad}");
+    }
+    for bad in ["0", "-30", "wide"] {
+        assert!(p.set("aspiration_delta", bad).is_err(), "{bad}");
     }
     assert!(p.set("mcts_exploration", "-0.5").is_err());
     assert!(p.set("mcts_leaf_probe", "-1").is_err());

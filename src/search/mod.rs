@@ -133,15 +133,21 @@ pub struct SearchParams {
     /// Reverse futility pruning: at a non-PV node of depth 1 to 3 whose static evaluation
     /// exceeds beta by this much per ply of depth, return the evaluation (0 = off).
     pub rfp_margin: i32,
-    /// Futility pruning: at a non-PV frontier node (depth 1) whose static evaluation plus this
-    /// margin cannot reach alpha, quiet moves are skipped (0 = off).
+    /// Futility pruning: at a non-PV node of depth `d <= futility_depth` whose static
+    /// evaluation plus `futility_margin * d` cannot reach alpha, quiet moves are skipped
+    /// (0 = off).
     pub futility_margin: i32,
+    /// Deepest node where futility pruning applies (1 to 3; the static evaluation is only
+    /// taken at depths up to 3).
+    pub futility_depth: u32,
     /// Late-move pruning: at a non-PV node of depth `d <= 3`, quiet moves after the first
     /// `lmp_base * d * d` are skipped (0 = off).
     pub lmp_base: u32,
     /// Order the quiet move that last refuted the opponent's previous move (by its piece kind
     /// and destination) right after the killers. Off until its SPRT ends (see the README).
     pub countermove: bool,
+    /// Half-width of the first aspiration window (doubled after each failure).
+    pub aspiration_delta: i32,
     /// With a time limit, no iteration starts after this percentage of the usable time.
     pub soft_percent: u32,
     /// The Monte Carlo search's constants (set by name with the prefix `mcts_`:
@@ -161,8 +167,10 @@ impl Default for SearchParams {
             quiescence_plies: 2,
             rfp_margin: 60,
             futility_margin: 150,
+            futility_depth: 1,
             lmp_base: 4,
             countermove: false,
+            aspiration_delta: 30,
             soft_percent: time::SOFT_PERCENT,
             mcts: mcts::MctsParams::default(),
         }
@@ -223,8 +231,17 @@ impl SearchParams {
             "quiescence_plies" => self.quiescence_plies = parse(name, value)?,
             "rfp_margin" => self.rfp_margin = parse(name, value)?,
             "futility_margin" => self.futility_margin = parse(name, value)?,
+            "futility_depth" => self.futility_depth = parse(name, value)?,
             "lmp_base" => self.lmp_base = parse(name, value)?,
             "countermove" => self.countermove = parse(name, value)?,
+            "aspiration_delta" => match parse(name, value)? {
+                d if d > 0 => self.aspiration_delta = d,
+                _ => {
+                    return Err(format!(
+                        "search parameter {name} must be above 0, not '{value}'"
+                    ));
+                }
+            },
             "soft_percent" => self.soft_percent = parse(name, value)?,
             "mcts_exploration" => self.mcts.exploration = non_negative(name, value)?,
             "mcts_eval_scale" => self.mcts.eval_scale = positive(name, value)?,
@@ -243,9 +260,6 @@ impl SearchParams {
         Ok(())
     }
 }
-
-/// Half-width of the first aspiration window.
-const ASPIRATION_DELTA: i32 = 30;
 
 /// The search engine: options plus state kept between searches (the transposition table).
 pub struct Engine {
@@ -698,7 +712,7 @@ impl RootSearch<'_> {
         mut top: Option<&mut Move>,
     ) -> RootResult {
         let sh = self.shared;
-        let mut delta = ASPIRATION_DELTA;
+        let mut delta = sh.params.aspiration_delta;
         let (mut alpha, mut beta) =
             if sh.params.aspiration && depth >= 4 && prev_score.abs() < WIN_THRESHOLD {
                 (prev_score - delta, prev_score + delta)

@@ -487,8 +487,8 @@ impl Worker {
             static_eval = Some(e);
         }
         let futile = prm.futility_margin > 0
-            && depth == 1
-            && static_eval.is_some_and(|e| e + prm.futility_margin <= alpha);
+            && depth <= prm.futility_depth as i32
+            && static_eval.is_some_and(|e| e + prm.futility_margin * depth <= alpha);
         let late = if prm.lmp_base > 0 && static_eval.is_some() {
             (prm.lmp_base * (depth * depth) as u32) as usize
         } else {
