@@ -1,5 +1,5 @@
 //! Command-line interface: no subcommand runs the UHP engine; subcommands are tools (perft,
-//! bench, svg, and datagen and tune for learning the evaluation).
+//! bench, svg, and datagen, tune and tune-net for learning the evaluation).
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
@@ -11,6 +11,7 @@ use waggle::core::GameType;
 use waggle::core::perft::{perft, perft_divide};
 use waggle::eval::WeightSets;
 use waggle::learn::datagen::{DatagenConfig, generate};
+use waggle::learn::net::{NetData, NetOptions, train};
 use waggle::learn::texel::{Dataset, TuneOptions, tune};
 use waggle::notation::{format_move, parse_game_string};
 use waggle::search::{Engine, EngineOptions, Limits, SearchParams};
@@ -200,6 +201,44 @@ enum Command {
         #[arg(long, default_value_t = 0.1, value_parser = fraction)]
         holdout: f64,
     },
+    /// Fits a small network that corrects the linear evaluation of one game type's weights to
+    /// a `datagen` file (minibatch Adam, early stopping on held-out positions) and writes the
+    /// weights with that network.
+    TuneNet {
+        /// The data file (`waggle datagen`'s format).
+        #[arg(long, value_name = "FILE")]
+        data: PathBuf,
+        /// The weights file to write.
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        /// Weights to start from instead of the compiled-in weights (a network they have for
+        /// the game type is replaced).
+        #[arg(long, value_name = "FILE")]
+        start: Option<PathBuf>,
+        /// The game type whose set gets the network; it is fitted to that type's positions.
+        #[arg(long, value_name = "TYPE", value_parser = game_type)]
+        game_type: GameType,
+        /// Hidden units.
+        #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=64))]
+        hidden: u32,
+        /// Passes over the data.
+        #[arg(long, default_value_t = 20)]
+        epochs: u32,
+        /// Share of the search's score in the target (0 = the game's result only, 1 = the
+        /// score only).
+        #[arg(long, default_value_t = 0.0, value_parser = fraction)]
+        lambda: f64,
+        /// Adam's step size.
+        #[arg(long, default_value_t = 0.001)]
+        learning_rate: f64,
+        /// Seed of the starting weights and the order of the positions.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Share of the positions (the last ones of the file) held out: the weights of the
+        /// epoch with the lowest held-out loss are kept (0 = none: the last epoch's).
+        #[arg(long, default_value_t = 0.1, value_parser = fraction)]
+        holdout: f64,
+    },
 }
 
 /// The bench positions: GameStrings, one a line, `#` comments.
@@ -284,6 +323,35 @@ pub fn run() -> Result<()> {
                 lambda,
             };
             run_tune(
+                &data,
+                &out,
+                load_weights(start.as_deref())?,
+                game_type,
+                options,
+                holdout,
+            )
+        }
+        Some(Command::TuneNet {
+            data,
+            out,
+            start,
+            game_type,
+            hidden,
+            epochs,
+            lambda,
+            learning_rate,
+            seed,
+            holdout,
+        }) => {
+            let options = NetOptions {
+                hidden: hidden as usize,
+                epochs,
+                lambda,
+                learning_rate,
+                batch: 256,
+                seed,
+            };
+            run_tune_net(
                 &data,
                 &out,
                 load_weights(start.as_deref())?,
@@ -543,6 +611,61 @@ fn run_tune(
         result.k,
         result.initial_loss,
         result.final_loss,
+        sets.to_text()
+    );
+    std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
+    eprintln!("wrote {}", out.display());
+    Ok(())
+}
+
+/// Fits a network for `game_type`'s set of `sets` and writes all the sets to `out`.
+fn run_tune_net(
+    data: &Path,
+    out: &Path,
+    mut sets: WeightSets,
+    game_type: GameType,
+    options: NetOptions,
+    holdout: f64,
+) -> Result<()> {
+    let t = Instant::now();
+    let text =
+        std::fs::read_to_string(data).with_context(|| format!("cannot read {}", data.display()))?;
+    let mut weights = sets.for_type(game_type).clone();
+    let mut dataset = NetData::from_text_where(&text, &weights, |t| t == game_type)
+        .with_context(|| format!("bad data file {}", data.display()))?;
+    let held_out = dataset.split_off(holdout);
+    eprintln!(
+        "loaded {} positions of {game_type} ({} held out) in {:.1} s",
+        dataset.len() + held_out.len(),
+        held_out.len(),
+        t.elapsed().as_secs_f64()
+    );
+    let t = Instant::now();
+    let result = train(&dataset, Some(&held_out), options, &mut |e| {
+        let held = e
+            .held_out
+            .map_or(String::new(), |l| format!(", held out {l:.6}"));
+        eprintln!("epoch {}: loss {:.6}{held}", e.epoch, e.loss);
+    })
+    .with_context(|| format!("cannot train on {}", data.display()))?;
+    let held = result.held_out.map_or(String::new(), |(a, b)| {
+        format!(", held out {a:.6} -> {b:.6}")
+    });
+    let summary = format!(
+        "K = {:.6}, loss {:.6} -> {:.6}{held}, epoch {} of {} kept",
+        result.k, result.loss.0, result.loss.1, result.best_epoch, options.epochs
+    );
+    eprintln!("{summary}, {:.1} s", t.elapsed().as_secs_f64());
+    weights.net = Some(std::sync::Arc::new(result.net));
+    sets.set_own(game_type, weights);
+    let text = format!(
+        "# A network of {} hidden units for {game_type} fitted by `waggle tune-net` to {} ({} positions, lambda {}, learning rate {}, seed {}): {summary}.\n{}",
+        options.hidden,
+        data.display(),
+        dataset.len(),
+        options.lambda,
+        options.learning_rate,
+        options.seed,
         sets.to_text()
     );
     std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;

@@ -20,10 +20,14 @@
 //! starting from weights set by hand; the file's header says how, and what the fit won in a
 //! match. They live in `weights/default.txt`, compiled in ([`WeightSets::default`]): a
 //! general set and sets of their own for some game types (see [`WeightSets`]);
-//! [`WeightSets::from_text`] and [`WeightSets::to_text`] read and write that format.
+//! [`WeightSets::from_text`] and [`WeightSets::to_text`] read and write that format. A set may
+//! carry a small network ([`Net`], fitted by `waggle tune-net`) that adds a correction to the
+//! sum of the terms, computed from the terms of both sides and the game phase.
 
+mod net;
 mod weight_sets;
 mod weights;
+pub use net::{NET_INPUTS, NET_MAX_HIDDEN, NET_ONE, Net};
 pub use weight_sets::WeightSets;
 pub use weights::{DEFAULT_WEIGHTS_TEXT, WeightsError};
 
@@ -31,6 +35,7 @@ use crate::core::topology::{direction_count, neighbour_runs, slide_out_mask};
 use crate::core::{
     Board, Bug, Cell, Color, Game, GameState, GameType, PIECE_COUNT, Piece, PieceSet,
 };
+use std::sync::Arc;
 
 /// The score of a win found at the root; a win `p` plies from the root scores `WIN - p`, so that
 /// a faster win scores higher and a slower loss (`-(WIN - p)`) scores higher than a faster one.
@@ -87,6 +92,8 @@ pub struct EvalWeights {
     pub pillbug_attack: i32,
     /// Bonus for having the move.
     pub tempo: i32,
+    /// A network that corrects the sum of the terms, if any (see [`Net`]).
+    pub net: Option<Arc<Net>>,
 }
 
 /// The named terms of the evaluation, in the order [`breakdown`] reports them.
@@ -110,11 +117,13 @@ pub enum Term {
     Pillbug,
     /// Having the move.
     Tempo,
+    /// The network's correction (see [`Net`]), counted for the side to move.
+    Network,
 }
 
 impl Term {
     /// Every term, in report order.
-    pub const ALL: [Term; 9] = [
+    pub const ALL: [Term; 10] = [
         Term::QueenPressure,
         Term::QueenSafety,
         Term::Mobility,
@@ -124,6 +133,7 @@ impl Term {
         Term::BeetleAttack,
         Term::Pillbug,
         Term::Tempo,
+        Term::Network,
     ];
 
     /// A short name for printing.
@@ -138,6 +148,7 @@ impl Term {
             Term::BeetleAttack => "beetle_attack",
             Term::Pillbug => "pillbug",
             Term::Tempo => "tempo",
+            Term::Network => "network",
         }
     }
 }
@@ -156,7 +167,8 @@ pub struct TermValue {
 /// The evaluation of a position, term by term.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Breakdown {
-    /// Every term, in the order of [`Term::ALL`].
+    /// Every term, in the order of [`Term::ALL`] ([`Term::Network`] only when the weights have
+    /// a network).
     pub terms: Vec<TermValue>,
     /// Game phase from 0 (nothing placed) to 256 (every piece on the board).
     pub phase: i32,
@@ -174,8 +186,11 @@ pub fn evaluate(game: &Game, w: &EvalWeights) -> i32 {
     if let Some(s) = final_score(game) {
         return s;
     }
-    let mut acc = Sum([0; 2]);
     let values = PhaseValues::new(w, phase(game));
+    if let Some(net) = &w.net {
+        return with_net(game, w, &values, game.game_type().pieces(), net);
+    }
+    let mut acc = Sum([0; 2]);
     accumulate(game, w, &values, game.game_type().pieces(), &mut acc);
     let me = game.side_to_move() as usize;
     (acc.0[me] - acc.0[1 - me]).clamp(-MAX_EVAL, MAX_EVAL)
@@ -228,12 +243,39 @@ pub fn evaluate_prepared(game: &Game, w: &PreparedWeights) -> i32 {
     if let Some(s) = final_score(game) {
         return s;
     }
-    let mut acc = Sum([0; 2]);
     let count = game.board().pieces().len();
     let values = &w.by_count[count.min(PIECE_COUNT)];
+    if let Some(net) = &w.weights.net {
+        return with_net(game, &w.weights, values, w.in_play, net);
+    }
+    let mut acc = Sum([0; 2]);
     accumulate(game, &w.weights, values, w.in_play, &mut acc);
     let me = game.side_to_move() as usize;
     (acc.0[me] - acc.0[1 - me]).clamp(-MAX_EVAL, MAX_EVAL)
+}
+
+/// The score with a network: the terms by colour, their sum for the side to move, and the
+/// network's correction of it.
+fn with_net(
+    game: &Game,
+    w: &EvalWeights,
+    values: &PhaseValues,
+    in_play: PieceSet,
+    net: &Net,
+) -> i32 {
+    let mut acc = ByTerm([[0; 2]; Term::ALL.len()]);
+    accumulate(game, w, values, in_play, &mut acc);
+    let me = game.side_to_move() as usize;
+    let linear: i32 = acc.0.iter().map(|t| t[me] - t[1 - me]).sum();
+    (linear + net.forward(&acc.net_inputs(me, phase(game)))).clamp(-MAX_EVAL, MAX_EVAL)
+}
+
+/// The inputs of the network (see [`Net`]) of `game` with weights `w`.
+pub fn net_inputs(game: &Game, w: &EvalWeights) -> [i32; NET_INPUTS] {
+    let mut acc = ByTerm([[0; 2]; Term::ALL.len()]);
+    let values = PhaseValues::new(w, phase(game));
+    accumulate(game, w, &values, game.game_type().pieces(), &mut acc);
+    acc.net_inputs(game.side_to_move() as usize, phase(game))
 }
 
 /// The evaluation of `game` term by term (see [`Breakdown`]).
@@ -241,8 +283,13 @@ pub fn breakdown(game: &Game, w: &EvalWeights) -> Breakdown {
     let mut acc = ByTerm([[0; 2]; Term::ALL.len()]);
     let values = PhaseValues::new(w, phase(game));
     accumulate(game, w, &values, game.game_type().pieces(), &mut acc);
+    if let Some(net) = &w.net {
+        let me = game.side_to_move() as usize;
+        acc.0[Term::Network as usize][me] = net.forward(&acc.net_inputs(me, phase(game)));
+    }
     let terms = Term::ALL
         .iter()
+        .filter(|&&term| term != Term::Network || w.net.is_some())
         .map(|&term| TermValue {
             term,
             white: acc.0[term as usize][0],
@@ -289,6 +336,21 @@ impl Acc for Sum {
 }
 
 struct ByTerm([[i32; 2]; Term::ALL.len()]);
+
+impl ByTerm {
+    /// The network's inputs: the terms before the tempo for the side to move `me`, the same
+    /// for the opponent, and the phase.
+    #[inline(always)]
+    fn net_inputs(&self, me: usize, phase: i32) -> [i32; NET_INPUTS] {
+        const TERMS: usize = Term::Tempo as usize;
+        const _: () = assert!(2 * TERMS + 1 == NET_INPUTS);
+        std::array::from_fn(|i| match i {
+            i if i < TERMS => self.0[i][me],
+            i if i < 2 * TERMS => self.0[i - TERMS][1 - me],
+            _ => phase,
+        })
+    }
+}
 
 impl Acc for ByTerm {
     fn add(&mut self, term: Term, color: Color, value: i32) {
@@ -704,8 +766,18 @@ mod tests {
             in_hand_endgame: [7, 2, 19, 11, 3, 23, 5, 31],
             ..EvalWeights::default()
         };
+        // A network whose units are active in some positions and clamped in others.
+        let w1 = (0..4 * NET_INPUTS as i32)
+            .map(|i| (i * 7919 % 61 - 30) * 40)
+            .collect();
+        let net = Net::new(w1, vec![9000, -3000, 40000, 0], vec![25, -40, 13, 60]);
+        let with_net = EvalWeights {
+            net: net.map(Arc::new),
+            ..odd.clone()
+        };
         let mut compared = 0;
-        for w in [EvalWeights::default(), odd] {
+        let mut corrected = 0;
+        for w in [EvalWeights::default(), odd, with_net] {
             for name in ["Base", "Base+M", "Base+L", "Base+P", "Base+MLP"] {
                 let t = GameType::parse(name).expect("valid game type");
                 let prepared = PreparedWeights::new(&w, t);
@@ -717,6 +789,23 @@ mod tests {
                     assert_eq!(evaluate_prepared(&g, &prepared), evaluate(&g, &w));
                     assert_eq!(evaluate_prepared(&g, &other), evaluate(&g, &w));
                     compared += 1;
+                    if !g.state().is_over() {
+                        // The breakdown's terms add up to the total, the network's included.
+                        let b = breakdown(&g, &w);
+                        let me = g.side_to_move();
+                        let sum: i32 = b
+                            .terms
+                            .iter()
+                            .map(|t| match me {
+                                Color::White => t.white - t.black,
+                                Color::Black => t.black - t.white,
+                            })
+                            .sum();
+                        assert_eq!(sum.clamp(-MAX_EVAL, MAX_EVAL), b.total);
+                        let network = b.terms.iter().find(|t| t.term == Term::Network);
+                        assert_eq!(network.is_some(), w.net.is_some());
+                        corrected += usize::from(network.is_some_and(|t| t.white != t.black));
+                    }
                     if g.state().is_over() {
                         break;
                     }
@@ -729,6 +818,7 @@ mod tests {
             }
         }
         assert!(compared > 500, "{compared}");
+        assert!(corrected > 100, "{corrected}");
     }
 
     #[test]

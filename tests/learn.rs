@@ -1,5 +1,6 @@
 //! Learning the evaluation: self-play data (`waggle datagen`), its line format, the Texel tuner
-//! (`waggle tune`) and weights files read back by the engine.
+//! (`waggle tune`), the network's trainer (`waggle tune-net`) and weights files read back by
+//! the engine.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -182,6 +183,74 @@ fn datagen_then_tune_writes_weights_the_engine_reads() {
     assert_eq!(fitted[1].general(), default.general());
     assert_ne!(fitted[1].for_type(b), default.for_type(b));
     assert!(fitted[1].own(b).is_some());
+}
+
+#[test]
+fn datagen_then_tune_net_writes_a_network_the_engine_reads() {
+    let data = TempFile::new("net-data.txt");
+    let out = TempFile::new("net.txt");
+    let data_path = data.0.to_str().expect("a UTF-8 temporary path");
+    let out_path = out.0.to_str().expect("a UTF-8 temporary path");
+    waggle(&[
+        "datagen",
+        "--games",
+        "6",
+        "--depth",
+        "1",
+        "--game-types",
+        "Base",
+        "--out",
+        data_path,
+    ]);
+    waggle(&[
+        "tune-net",
+        "--data",
+        data_path,
+        "--game-type",
+        "Base",
+        "--hidden",
+        "4",
+        "--epochs",
+        "3",
+        "--holdout",
+        "0",
+        "--out",
+        out_path,
+    ]);
+    let text = std::fs::read_to_string(&out.0).expect("the written weights");
+    let sets = WeightSets::from_text(&text).expect("the weights with a network load");
+    let default = WeightSets::default();
+    let b = GameType::BASE;
+    let net = sets
+        .for_type(b)
+        .net
+        .as_ref()
+        .expect("Base's set has a network");
+    assert_eq!(net.hidden(), 4);
+    // The linear part of Base's set and the other sets are kept.
+    let linear = EvalWeights {
+        net: None,
+        ..sets.for_type(b).clone()
+    };
+    assert_eq!(&linear, default.for_type(b));
+    assert_eq!(sets.general(), default.general());
+    // The engine searches with it; a network of the wrong shape is refused.
+    let bench = waggle(&["bench", "--depth", "2", "--weights", out_path]);
+    assert!(
+        bench
+            .lines()
+            .last()
+            .is_some_and(|l| l.starts_with("nodes="))
+    );
+    let bad = text.replace("net_b1 = ", "net_b1 = 1 ");
+    std::fs::write(&out.0, bad).expect("write the weights");
+    let run = Command::new(env!("CARGO_BIN_EXE_waggle"))
+        .args(["bench", "--weights", out_path])
+        .output()
+        .expect("run waggle");
+    assert!(!run.status.success());
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.contains("net_w1, net_b1 and net_w2"), "{err}");
 }
 
 /// The bench's lines without the times.

@@ -3,11 +3,15 @@
 //!
 //! The format of one set is one line `name = v1 v2 ...` per weight group (the field names of
 //! [`EvalWeights`]), every group exactly once, in any order, each with as many integers as the
-//! field holds. Blank lines are ignored and `#` starts a comment. A file may add sets for
-//! particular game types in sections (see [`WeightSets`](super::WeightSets)).
+//! field holds. Blank lines are ignored and `#` starts a comment. A set may also give a network
+//! that corrects its sum, as the three lines `net_w1`, `net_b1` and `net_w2` (all or none; see
+//! [`Net`]). A file may add sets for particular game types in sections (see
+//! [`WeightSets`](super::WeightSets)).
 
 use super::EvalWeights;
+use super::net::Net;
 use std::fmt;
+use std::sync::Arc;
 
 /// The default weights file, compiled into the engine.
 pub const DEFAULT_WEIGHTS_TEXT: &str = include_str!("../../weights/default.txt");
@@ -39,6 +43,9 @@ pub enum WeightsError {
     UnknownSection(usize, String),
     /// A game type has a second section (line number, the game type).
     RepeatedSection(usize, String),
+    /// The network's lines do not agree on its size, or it has too many hidden units (line
+    /// number of `net_w2`).
+    NetShape(usize),
 }
 
 impl fmt::Display for WeightsError {
@@ -56,6 +63,12 @@ impl fmt::Display for WeightsError {
             WeightsError::RepeatedSection(l, t) => {
                 write!(f, "line {l}: a second section for {t}")
             }
+            WeightsError::NetShape(l) => write!(
+                f,
+                "line {l}: net_w1, net_b1 and net_w2 need {} x h, h and h values (1 <= h <= {})",
+                super::NET_INPUTS,
+                super::NET_MAX_HIDDEN
+            ),
         }
     }
 }
@@ -137,10 +150,14 @@ impl EvalWeights {
         self.groups().concat()
     }
 
-    /// Sets every weight from a flat list in the order of [`EvalWeights::to_vec`]; `None` when
+    /// Sets every weight from a flat list in the order of [`EvalWeights::to_vec`], without a
+    /// network; `None` when
     /// `values` does not hold exactly that many.
     pub fn from_slice(values: &[i32]) -> Option<EvalWeights> {
-        let mut w = EvalWeights::default();
+        let mut w = EvalWeights {
+            net: None,
+            ..EvalWeights::default()
+        };
         if values.len() != w.to_vec().len() {
             return None;
         }
@@ -195,8 +212,10 @@ impl EvalWeights {
             pillbug_defense: 0,
             pillbug_attack: 0,
             tempo: 0,
+            net: None,
         };
         let mut seen = [false; 17];
+        let mut net_lines: [Option<(usize, Vec<i32>)>; 3] = [None, None, None];
         let mut groups = w.groups_mut();
         for (i, line) in lines.iter().enumerate() {
             let l = first + i;
@@ -206,13 +225,6 @@ impl EvalWeights {
             }
             let (name, values) = line.split_once('=').ok_or(WeightsError::Syntax(l))?;
             let name = name.trim();
-            let g = EvalWeights::GROUPS
-                .iter()
-                .position(|&n| n == name)
-                .ok_or_else(|| WeightsError::UnknownName(l, name.to_string()))?;
-            if std::mem::replace(&mut seen[g], true) {
-                return Err(WeightsError::Repeated(l, name.to_string()));
-            }
             let values = values
                 .split_whitespace()
                 .map(|v| {
@@ -220,6 +232,19 @@ impl EvalWeights {
                         .map_err(|_| WeightsError::BadValue(l, v.to_string()))
                 })
                 .collect::<Result<Vec<_>, _>>()?;
+            if let Some(k) = Net::LINES.iter().position(|&n| n == name) {
+                if net_lines[k].replace((l, values)).is_some() {
+                    return Err(WeightsError::Repeated(l, name.to_string()));
+                }
+                continue;
+            }
+            let g = EvalWeights::GROUPS
+                .iter()
+                .position(|&n| n == name)
+                .ok_or_else(|| WeightsError::UnknownName(l, name.to_string()))?;
+            if std::mem::replace(&mut seen[g], true) {
+                return Err(WeightsError::Repeated(l, name.to_string()));
+            }
             let group = &mut groups[g];
             if values.len() != group.len() {
                 return Err(WeightsError::WrongCount(
@@ -234,6 +259,7 @@ impl EvalWeights {
         if let Some(g) = seen.iter().position(|s| !s) {
             return Err(WeightsError::Missing(EvalWeights::GROUPS[g]));
         }
+        w.net = Net::from_lines(net_lines)?.map(Arc::new);
         Ok(w)
     }
 
@@ -245,6 +271,9 @@ impl EvalWeights {
             let values: Vec<String> = group.iter().map(i32::to_string).collect();
             text.push_str(&format!("{name} = {}\n", values.join(" ")));
         }
+        if let Some(net) = &self.net {
+            text.push_str(&net.to_text());
+        }
         text
     }
 }
@@ -252,7 +281,7 @@ impl EvalWeights {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::WeightSets;
+    use crate::eval::{NET_INPUTS, WeightSets};
 
     #[test]
     fn the_embedded_file_is_the_default_and_makes_sense() {
@@ -278,8 +307,53 @@ mod tests {
         assert_eq!(EvalWeights::from_text(&text), Ok(w.clone()));
         let values = w.to_vec();
         assert_eq!(values.len(), EvalWeights::value_names().len());
-        assert_eq!(EvalWeights::from_slice(&values), Some(w));
+        assert_eq!(EvalWeights::from_slice(&values), Some(w.clone()));
         assert_eq!(EvalWeights::from_slice(&values[1..]), None);
+        // With a network: its three lines round-trip too; the flat list leaves it out.
+        let w1 = (0..2 * NET_INPUTS as i32).map(|i| i * 3 - 40).collect();
+        let net = Net::new(w1, vec![5, -6], vec![70, -80]).expect("consistent");
+        let with_net = EvalWeights {
+            net: Some(Arc::new(net)),
+            ..w.clone()
+        };
+        let text = with_net.to_text();
+        assert!(
+            text.contains("\nnet_b1 = 5 -6\nnet_w2 = 70 -80\n"),
+            "{text}"
+        );
+        assert_eq!(EvalWeights::from_text(&text), Ok(with_net.clone()));
+        assert_eq!(EvalWeights::from_slice(&with_net.to_vec()), Some(w));
+    }
+
+    #[test]
+    fn bad_networks_are_refused() {
+        let good = EvalWeights::default().to_text();
+        let w1 = vec!["1"; NET_INPUTS].join(" ");
+        let cases = [
+            (
+                format!("{good}net_w1 = {w1}\nnet_b1 = 0\n"),
+                WeightsError::Missing("net_w2"),
+            ),
+            (
+                format!("{good}net_w1 = {w1}\nnet_b1 = 0\nnet_w2 = 1 2\n"),
+                WeightsError::NetShape(20),
+            ),
+            (
+                format!("{good}net_w1 = {w1} 1\nnet_b1 = 0\nnet_w2 = 1\n"),
+                WeightsError::NetShape(20),
+            ),
+            (
+                format!("{good}net_b1 = 0\nnet_w2 = 1\nnet_b1 = 0\n"),
+                WeightsError::Repeated(20, "net_b1".into()),
+            ),
+            (
+                format!("{good}net_w2 = x\n"),
+                WeightsError::BadValue(18, "x".into()),
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(EvalWeights::from_text(&text), Err(want), "{text}");
+        }
     }
 
     #[test]

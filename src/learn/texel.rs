@@ -193,8 +193,20 @@ fn sigmoid(x: f64) -> f64 {
 /// The `K` that fits the data best with weights `w` (golden-section search of `ln K` between
 /// 10^-5 and 1).
 pub fn fit_k(data: &Dataset, w: &EvalWeights) -> f64 {
-    let evals = data.evals(&w.to_vec());
-    let loss = |ln_k: f64| data.loss(&evals, &data.results, ln_k.exp(), 0, 0.0);
+    fit_k_to(&data.evals(&w.to_vec()), &data.results)
+}
+
+/// The `K` for which `sigmoid(K * evals)` fits `results` best (see [`fit_k`]).
+pub(crate) fn fit_k_to(evals: &[f64], results: &[f64]) -> f64 {
+    let loss = |ln_k: f64| {
+        let k = ln_k.exp();
+        let sum: f64 = evals
+            .iter()
+            .zip(results)
+            .map(|(&e, &r)| (r - sigmoid(k * e)).powi(2))
+            .sum();
+        sum / evals.len().max(1) as f64
+    };
     let (mut lo, mut hi) = ((1e-5f64).ln(), 0.0f64);
     let g = (5f64.sqrt() - 1.0) / 2.0;
     let (mut a, mut b) = (hi - g * (hi - lo), lo + g * (hi - lo));
