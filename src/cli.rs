@@ -228,8 +228,8 @@ enum Command {
         /// score only).
         #[arg(long, default_value_t = 0.0, value_parser = fraction)]
         lambda: f64,
-        /// Adam's step size.
-        #[arg(long, default_value_t = 0.001)]
+        /// Adam's step size (from 0 to 1).
+        #[arg(long, default_value_t = 0.001, value_parser = fraction)]
         learning_rate: f64,
         /// Seed of the starting weights and the order of the positions.
         #[arg(long, default_value_t = 1)]

@@ -4,7 +4,8 @@
 //! more when the enemy queen is safe, or that mobility counts for less late in the game. The
 //! network sees the terms of both sides as inputs ([`NET_INPUTS`]: each [`Term`](super::Term)
 //! but the tempo, for the side to move and for the opponent, then the game phase) and adds its
-//! output to the linear score. It has one hidden layer of clipped rectified units, in integers:
+//! output to the linear score. It has one hidden layer of clipped rectified units; in the
+//! integers of its weights,
 //!
 //! ```text
 //! h[j] = clamp(b1[j] + sum_i w1[j][i] * x[i], 0, NET_ONE)
@@ -12,11 +13,11 @@
 //! ```
 //!
 //! with `x` in evaluation units (the phase from 0 to 256) and `w2` in evaluation units, so that
-//! a hidden unit at full strength adds `w2[j]`. The weights are stored as integers; the
-//! evaluation computes with them in `f32` (`w1` and `b1` divided by `NET_ONE`, the hidden
-//! units then between 0 and 1), in a fixed order so that scores are the same on every run,
-//! and truncates the correction toward zero. `f32` lets the compiler vectorise the hidden
-//! layer with the baseline x86-64 instructions, which have no 32-bit integer multiply. The weights are fitted by `waggle tune-net`
+//! a hidden unit at full strength adds `w2[j]`. The evaluation computes this in `f32` (`w1` and
+//! `b1` divided by `NET_ONE`, so the hidden units lie between 0 and 1), always in the same
+//! order so that scores are the same on every run, and truncates the correction toward zero.
+//! `f32` lets the compiler vectorise the hidden layer with baseline x86-64 instructions, which
+//! have no packed 32-bit integer multiply. The weights are fitted by `waggle tune-net`
 //! (`crate::learn::net`) and stored in a weights file as three lines, `net_w1` (row after row,
 //! one row of [`NET_INPUTS`] values per hidden unit), `net_b1` and `net_w2`.
 
