@@ -181,7 +181,8 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
         /// Weights to start from instead of the compiled-in weights; the written file keeps
-        /// every set that is not fitted.
+        /// every set that is not fitted (the fitted set loses any network it had, which was
+        /// fitted to its old sum).
         #[arg(long, value_name = "FILE")]
         start: Option<PathBuf>,
         /// Fit the set of this game type (`Base`, ...) to its positions alone, and give the
@@ -218,7 +219,7 @@ enum Command {
         /// The game type whose set gets the network; it is fitted to that type's positions.
         #[arg(long, value_name = "TYPE", value_parser = game_type)]
         game_type: GameType,
-        /// Hidden units.
+        /// Hidden units (1 to 64).
         #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=64))]
         hidden: u32,
         /// Passes over the data.

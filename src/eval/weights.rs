@@ -151,8 +151,7 @@ impl EvalWeights {
     }
 
     /// Sets every weight from a flat list in the order of [`EvalWeights::to_vec`], without a
-    /// network; `None` when
-    /// `values` does not hold exactly that many.
+    /// network; `None` when `values` does not hold exactly that many.
     pub fn from_slice(values: &[i32]) -> Option<EvalWeights> {
         let mut w = EvalWeights {
             net: None,

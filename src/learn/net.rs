@@ -12,9 +12,9 @@
 //! evaluation uses, and its losses are reported for the rounded network.
 
 use super::data::Sample;
-use super::texel::{TuneError, fit_k_to};
+use super::texel::{TuneError, fit_k_to, kept_before_split};
 use crate::core::GameType;
-use crate::eval::{EvalWeights, NET_INPUTS, NET_ONE, Net, evaluate, net_inputs};
+use crate::eval::{EvalWeights, NET_INPUTS, NET_MAX_HIDDEN, NET_ONE, Net, evaluate, net_inputs};
 use crate::notation::parse_game_string;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -75,9 +75,7 @@ impl NetData {
     /// Moves the last `fraction` of the positions into a new set (see
     /// [`Dataset::split_off`](super::texel::Dataset::split_off)).
     pub fn split_off(&mut self, fraction: f64) -> NetData {
-        let n = self.len();
-        let wanted = (n as f64 * fraction.clamp(0.0, 1.0)).round() as usize;
-        let keep = n - wanted.clamp(usize::from(fraction > 0.0 && n > 1), n.saturating_sub(1));
+        let keep = kept_before_split(self.len(), fraction);
         NetData {
             inputs: self.inputs.split_off(keep),
             linear: self.linear.split_off(keep),
@@ -113,7 +111,7 @@ fn sigmoid(x: f64) -> f64 {
 /// How to fit a network.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NetOptions {
-    /// Hidden units.
+    /// Hidden units, 1 to [`NET_MAX_HIDDEN`] (a number outside is brought within).
     pub hidden: usize,
     /// Passes over the data.
     pub epochs: u32,
@@ -230,7 +228,7 @@ pub fn train(
     let k = fit_k_to(&data.linear, &data.results);
     let targets = data.targets(k, options.lambda);
     let held_targets = held_out.map(|h| h.targets(k, options.lambda));
-    let hidden = options.hidden.max(1);
+    let hidden = options.hidden.clamp(1, NET_MAX_HIDDEN);
     // Each input's root mean square, so that scaled inputs are of order one.
     let scale: [f64; NET_INPUTS] = std::array::from_fn(|i| {
         let s: f64 = data.inputs.iter().map(|x| f64::from(x[i]).powi(2)).sum();

@@ -123,8 +123,7 @@ impl Dataset {
     /// in game order, so the two sets share at most one game.
     pub fn split_off(&mut self, fraction: f64) -> Dataset {
         let n = self.len();
-        let wanted = (n as f64 * fraction.clamp(0.0, 1.0)).round() as usize;
-        let keep = n - wanted.clamp(usize::from(fraction > 0.0 && n > 1), n.saturating_sub(1));
+        let keep = kept_before_split(n, fraction);
         let width = self.features.len() / n.max(1);
         Dataset {
             features: self.features.split_off(keep * width),
@@ -184,6 +183,13 @@ impl Dataset {
     pub fn mean_error(&self, w: &EvalWeights, k: f64) -> f64 {
         self.loss(&self.evals(&w.to_vec()), &self.results, k, 0, 0.0)
     }
+}
+
+/// How many of `n` positions stay when the last `fraction` of them is held out: at least one
+/// is held out when there are two or more and `fraction` is above 0, and never all.
+pub(crate) fn kept_before_split(n: usize, fraction: f64) -> usize {
+    let wanted = (n as f64 * fraction.clamp(0.0, 1.0)).round() as usize;
+    n - wanted.clamp(usize::from(fraction > 0.0 && n > 1), n.saturating_sub(1))
 }
 
 fn sigmoid(x: f64) -> f64 {
