@@ -174,12 +174,8 @@ enum Command {
     /// Fits the evaluation weights to the results of a `datagen` file (Texel method: logistic
     /// regression, then coordinate descent over the integer weights) and writes a weights file.
     Tune {
-        /// The data file (`waggle datagen`'s format).
-        #[arg(long, value_name = "FILE")]
-        data: PathBuf,
-        /// The weights file to write.
-        #[arg(long, value_name = "FILE")]
-        out: PathBuf,
+        #[command(flatten)]
+        fit: FitArgs,
         /// Weights to start from instead of the compiled-in weights; the written file keeps
         /// every set that is not fitted (the fitted set loses any network it had, which was
         /// fitted to its old sum).
@@ -193,25 +189,13 @@ enum Command {
         /// Most passes of coordinate descent.
         #[arg(long, default_value_t = 100)]
         iterations: u32,
-        /// Share of the search's score in the target (0 = the game's result only, 1 = the
-        /// score only).
-        #[arg(long, default_value_t = 0.0, value_parser = fraction)]
-        lambda: f64,
-        /// Share of the positions (the last ones of the file) held out of the fit: the fit
-        /// stops when a pass does not lower their loss (0 = none).
-        #[arg(long, default_value_t = 0.1, value_parser = fraction)]
-        holdout: f64,
     },
     /// Fits a small network that corrects the linear evaluation of one game type's weights to
     /// a `datagen` file (minibatch Adam, early stopping on held-out positions) and writes the
     /// weights with that network.
     TuneNet {
-        /// The data file (`waggle datagen`'s format).
-        #[arg(long, value_name = "FILE")]
-        data: PathBuf,
-        /// The weights file to write.
-        #[arg(long, value_name = "FILE")]
-        out: PathBuf,
+        #[command(flatten)]
+        fit: FitArgs,
         /// Weights to start from instead of the compiled-in weights (a network they have for
         /// the game type is replaced).
         #[arg(long, value_name = "FILE")]
@@ -225,21 +209,33 @@ enum Command {
         /// Passes over the data.
         #[arg(long, default_value_t = 20)]
         epochs: u32,
-        /// Share of the search's score in the target (0 = the game's result only, 1 = the
-        /// score only).
-        #[arg(long, default_value_t = 0.0, value_parser = fraction)]
-        lambda: f64,
         /// Adam's step size (from 0 to 1).
         #[arg(long, default_value_t = 0.001, value_parser = fraction)]
         learning_rate: f64,
         /// Seed of the starting weights and the order of the positions.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Share of the positions (the last ones of the file) held out: the weights of the
-        /// epoch with the lowest held-out loss are kept (0 = none: the last epoch's).
-        #[arg(long, default_value_t = 0.1, value_parser = fraction)]
-        holdout: f64,
     },
+}
+
+/// What `tune` and `tune-net` both read.
+#[derive(clap::Args)]
+struct FitArgs {
+    /// The data file (`waggle datagen`'s format).
+    #[arg(long, value_name = "FILE")]
+    data: PathBuf,
+    /// The weights file to write.
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// Share of the search's score in the target (0 = the game's result only, 1 = the score
+    /// only).
+    #[arg(long, default_value_t = 0.0, value_parser = fraction)]
+    lambda: f64,
+    /// Share of the positions (the last ones of the file) held out of the fit to judge it
+    /// (0 = none): `tune` stops at the first pass that does not lower their loss, `tune-net`
+    /// keeps the epoch with the lowest.
+    #[arg(long, default_value_t = 0.1, value_parser = fraction)]
+    holdout: f64,
 }
 
 /// The bench positions: GameStrings, one a line, `#` comments.
@@ -311,13 +307,16 @@ pub fn run() -> Result<()> {
             run_datagen(&config, &out)
         }
         Some(Command::Tune {
-            data,
-            out,
+            fit:
+                FitArgs {
+                    data,
+                    out,
+                    lambda,
+                    holdout,
+                },
             start,
             game_type,
             iterations,
-            lambda,
-            holdout,
         }) => {
             let options = TuneOptions {
                 max_passes: iterations,
@@ -333,16 +332,19 @@ pub fn run() -> Result<()> {
             )
         }
         Some(Command::TuneNet {
-            data,
-            out,
+            fit:
+                FitArgs {
+                    data,
+                    out,
+                    lambda,
+                    holdout,
+                },
             start,
             game_type,
             hidden,
             epochs,
-            lambda,
             learning_rate,
             seed,
-            holdout,
         }) => {
             let options = NetOptions {
                 hidden: hidden as usize,

@@ -273,9 +273,15 @@ fn with_net(
 /// The inputs of the network (see [`Net`]) of `game` with weights `w`.
 pub fn net_inputs(game: &Game, w: &EvalWeights) -> [i32; NET_INPUTS] {
     let mut acc = ByTerm([[0; 2]; Term::ALL.len()]);
-    let values = PhaseValues::new(w, phase(game));
-    accumulate(game, w, &values, game.game_type().pieces(), &mut acc);
-    acc.net_inputs(game.side_to_move() as usize, phase(game))
+    let phase = phase(game);
+    accumulate(
+        game,
+        w,
+        &PhaseValues::new(w, phase),
+        game.game_type().pieces(),
+        &mut acc,
+    );
+    acc.net_inputs(game.side_to_move() as usize, phase)
 }
 
 /// The evaluation of `game` term by term (see [`Breakdown`]).

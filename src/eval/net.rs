@@ -22,6 +22,7 @@
 //! one row of [`NET_INPUTS`] values per hidden unit), `net_b1` and `net_w2`.
 
 use super::WeightsError;
+use super::weights::value_line;
 
 /// Number of inputs: eight terms for each side, and the phase.
 pub const NET_INPUTS: usize = 17;
@@ -121,13 +122,8 @@ impl Net {
     /// The three lines of a weights file (see the module documentation), each ending in a
     /// line feed.
     pub fn to_text(&self) -> String {
-        let line = |name: &str, v: &[i32]| {
-            let v: Vec<String> = v.iter().map(i32::to_string).collect();
-            format!("{name} = {}\n", v.join(" "))
-        };
-        line(Net::LINES[0], &self.w1)
-            + &line(Net::LINES[1], &self.b1)
-            + &line(Net::LINES[2], &self.w2)
+        let [w1, b1, w2] = Net::LINES;
+        value_line(w1, &self.w1) + &value_line(b1, &self.b1) + &value_line(w2, &self.w2)
     }
 
     /// The network of the lines `lines` (by the index of their name in [`Net::LINES`]: line

@@ -267,14 +267,19 @@ impl EvalWeights {
     pub fn to_text(&self) -> String {
         let mut text = String::new();
         for (name, group) in EvalWeights::GROUPS.iter().zip(self.groups()) {
-            let values: Vec<String> = group.iter().map(i32::to_string).collect();
-            text.push_str(&format!("{name} = {}\n", values.join(" ")));
+            text.push_str(&value_line(name, group));
         }
         if let Some(net) = &self.net {
             text.push_str(&net.to_text());
         }
         text
     }
+}
+
+/// One line `name = v1 v2 ...` of a weights file, with its line feed.
+pub(super) fn value_line(name: &str, values: &[i32]) -> String {
+    let values: Vec<String> = values.iter().map(i32::to_string).collect();
+    format!("{name} = {}\n", values.join(" "))
 }
 
 #[cfg(test)]

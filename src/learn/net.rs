@@ -11,11 +11,9 @@
 //! with the lowest held-out loss. The fitted network is then rounded to the integers the
 //! evaluation uses, and its losses are reported for the rounded network.
 
-use super::data::Sample;
-use super::texel::{TuneError, fit_k_to, kept_before_split};
+use super::texel::{TuneError, fit_k_to, kept_before_split, read_positions, sigmoid, targets};
 use crate::core::GameType;
 use crate::eval::{EvalWeights, NET_INPUTS, NET_MAX_HIDDEN, NET_ONE, Net, evaluate, net_inputs};
-use crate::notation::parse_game_string;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -43,19 +41,14 @@ impl NetData {
             ..w.clone()
         };
         let mut d = NetData::default();
-        for (i, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let s = Sample::parse_line(line).map_err(|e| TuneError::Line(i + 1, e))?;
-            let game = parse_game_string(&s.game, true).map_err(|e| TuneError::Game(i + 1, e))?;
-            if keep(game.game_type()) && !game.state().is_over() {
-                d.inputs.push(net_inputs(&game, &w));
-                d.linear.push(f64::from(evaluate(&game, &w)));
+        read_positions(text, keep, |game, s| {
+            if !game.state().is_over() {
+                d.inputs.push(net_inputs(game, &w));
+                d.linear.push(f64::from(evaluate(game, &w)));
                 d.results.push(s.result.value());
                 d.scores.push(f64::from(s.score));
             }
-        }
+        })?;
         if d.inputs.is_empty() {
             return Err(TuneError::Empty);
         }
@@ -85,11 +78,7 @@ impl NetData {
     }
 
     fn targets(&self, k: f64, lambda: f64) -> Vec<f64> {
-        self.results
-            .iter()
-            .zip(&self.scores)
-            .map(|(&r, &s)| (1.0 - lambda) * r + lambda * sigmoid(k * s))
-            .collect()
+        targets(&self.results, &self.scores, k, lambda)
     }
 
     /// The mean squared error of `net` (or of the linear evaluation alone) against `targets`.
@@ -102,10 +91,6 @@ impl NetData {
         }
         sum / self.len().max(1) as f64
     }
-}
-
-fn sigmoid(x: f64) -> f64 {
-    1.0 / (1.0 + (-x).exp())
 }
 
 /// How to fit a network.
@@ -329,7 +314,7 @@ mod tests {
     use super::*;
     use crate::core::Game;
     use crate::eval::Term;
-    use crate::learn::data::Outcome;
+    use crate::learn::data::{Outcome, Sample};
 
     /// Data in which the side to move wins exactly when its pieces can leave their cells in
     /// more directions than the opponent's: a sharp rule the linear evaluation (whose weights

@@ -95,16 +95,9 @@ impl Dataset {
         keep: impl Fn(GameType) -> bool,
     ) -> Result<Dataset, TuneError> {
         let mut d = Dataset::default();
-        for (i, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let s = Sample::parse_line(line).map_err(|e| TuneError::Line(i + 1, e))?;
-            let game = parse_game_string(&s.game, true).map_err(|e| TuneError::Game(i + 1, e))?;
-            if keep(game.game_type()) {
-                d.push(&game, s.result.value(), s.score);
-            }
-        }
+        read_positions(text, keep, |game, s| {
+            d.push(game, s.result.value(), s.score)
+        })?;
         Ok(d)
     }
 
@@ -133,13 +126,8 @@ impl Dataset {
         }
     }
 
-    /// The targets: `(1 - lambda) * result + lambda * sigmoid(k * score)`.
     fn targets(&self, k: f64, lambda: f64) -> Vec<f64> {
-        self.results
-            .iter()
-            .zip(&self.scores)
-            .map(|(&r, &s)| (1.0 - lambda) * r + lambda * sigmoid(k * s))
-            .collect()
+        targets(&self.results, &self.scores, k, lambda)
     }
 
     /// Number of positions.
@@ -192,7 +180,37 @@ pub(crate) fn kept_before_split(n: usize, fraction: f64) -> usize {
     n - wanted.clamp(usize::from(fraction > 0.0 && n > 1), n.saturating_sub(1))
 }
 
-fn sigmoid(x: f64) -> f64 {
+/// Calls `f` with every position of the data lines `text` (see [`super::data`]) whose game
+/// type `keep` accepts, finished games included; blank lines are ignored.
+pub(crate) fn read_positions(
+    text: &str,
+    keep: impl Fn(GameType) -> bool,
+    mut f: impl FnMut(&Game, &Sample),
+) -> Result<(), TuneError> {
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let s = Sample::parse_line(line).map_err(|e| TuneError::Line(i + 1, e))?;
+        let game = parse_game_string(&s.game, true).map_err(|e| TuneError::Game(i + 1, e))?;
+        if keep(game.game_type()) {
+            f(&game, &s);
+        }
+    }
+    Ok(())
+}
+
+/// The targets of positions with these results and search scores:
+/// `(1 - lambda) * result + lambda * sigmoid(k * score)`.
+pub(crate) fn targets(results: &[f64], scores: &[f64], k: f64, lambda: f64) -> Vec<f64> {
+    results
+        .iter()
+        .zip(scores)
+        .map(|(&r, &s)| (1.0 - lambda) * r + lambda * sigmoid(k * s))
+        .collect()
+}
+
+pub(crate) fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
