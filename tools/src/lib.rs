@@ -1,5 +1,6 @@
 //! Tools around UHP engines: an arena that plays matches between engines with proper
-//! statistics, and a differ that checks another engine's move generation against waggle's.
+//! statistics (and tunes an engine's parameters by SPSA), and a differ that checks another
+//! engine's move generation against waggle's.
 //!
 //! Every rule question (is this move legal, is the game over) is answered by the `waggle`
 //! library itself.
@@ -10,6 +11,7 @@ pub mod error;
 pub mod openings;
 pub mod pgn;
 pub mod process;
+pub mod spsa;
 pub mod stats;
 
 pub use error::ToolError;

@@ -454,3 +454,85 @@ fn resume_plays_only_the_missing_games_and_refuses_another_match() {
         assert!(stderr.contains("cannot resume"), "{stderr}");
     }
 }
+
+#[test]
+fn spsa_plays_pairs_logs_its_values_and_resumes() {
+    let waggle = waggle_binary();
+    let dir = tmp_dir("arena-spsa");
+    let log = dir.join("spsa.tsv").display().to_string();
+    let engine = format!("{} --option MaxHelperThreads=0", waggle.display());
+    let spsa = |iterations: &str, extra: &[&str]| {
+        let mut args = vec![
+            "spsa",
+            "-e",
+            &engine,
+            "--param",
+            "lmp_base=4,1,10,0.5",
+            "--param",
+            "rfp_margin=60,0,200,10",
+            "--iterations",
+            iterations,
+            "--r-end",
+            "0.5",
+            "--depth",
+            "1",
+            "--concurrency",
+            "2",
+            "--log",
+            &log,
+        ];
+        args.extend(extra);
+        String::from_utf8_lossy(&arena(&args).stdout).into_owned()
+    };
+    let stdout = spsa("3", &[]);
+    let data_lines = || {
+        let text = std::fs::read_to_string(&log).unwrap();
+        text.lines()
+            .skip_while(|l| !l.starts_with("iteration\t"))
+            .skip(1)
+            .map(|l| l.split('\t').map(str::to_string).collect::<Vec<_>>())
+            .collect::<Vec<_>>()
+    };
+    let lines = data_lines();
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    let mut iterations: Vec<&str> = lines.iter().map(|l| l[0].as_str()).collect();
+    iterations.sort();
+    assert_eq!(iterations, ["1", "2", "3"]);
+    for l in &lines {
+        assert_eq!(l.len(), 4);
+        let result: f64 = l[1].parse().unwrap();
+        assert!((-2.0..=2.0).contains(&result));
+        let rfp: f64 = l[3].parse().unwrap();
+        assert!((0.0..=200.0).contains(&rfp));
+    }
+    // The final values, as the last line has them, rounded.
+    let last = lines.last().unwrap();
+    let rounded = |s: &str| s.parse::<f64>().unwrap().round() as i64;
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        [
+            format!("--search lmp_base={}", rounded(&last[2])),
+            format!("--search rfp_margin={}", rounded(&last[3]))
+        ]
+    );
+    // Resuming plays only the iterations missing from the log.
+    spsa("4", &["--resume"]);
+    assert_eq!(data_lines().len(), 4);
+    assert_eq!(data_lines()[3][0], "4");
+    // A parameter the engine does not know stops the run before any game.
+    let bad = [
+        "spsa",
+        "-e",
+        &engine,
+        "--param",
+        "nonsense=1,0,3,1",
+        "--depth",
+        "1",
+        "--log",
+        &log,
+    ];
+    let out = run(env!("CARGO_BIN_EXE_arena"), &bad);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("nonsense=1"), "{stderr}");
+}

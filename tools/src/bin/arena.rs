@@ -3,6 +3,7 @@
 //! ```text
 //! arena -e 'new=./target/release/waggle' -e 'old=./waggle-old' --depth 2 --openings 50
 //! arena merge shard1/results.tsv shard2/results.tsv
+//! arena spsa -e ./target/release/waggle --param lmp_base=4,1,10,0.5 --clock 4+0.04
 //! ```
 
 use anyhow::{Context, Result, bail};
@@ -16,8 +17,15 @@ use waggle_tools::arena::report::{Sprt, SprtModel};
 use waggle_tools::arena::runner::{ArenaConfig, merge_results, run_arena};
 use waggle_tools::arena::{Mode, Shard};
 use waggle_tools::openings::{parse_game_types, parse_openings, random_openings};
-use waggle_tools::process::parse_engines;
+use waggle_tools::process::{EngineSpec, parse_engines};
+use waggle_tools::spsa::{Spsa, SpsaConfig, SpsaParam, run_spsa};
 use waggle_tools::stats::{SprtDecision, SprtParams};
+
+/// Defaults of the game settings (also those of `arena spsa`).
+const MAX_MOVES: u32 = 200;
+const GRACE_MS: u64 = 1000;
+const REPLY_TIMEOUT_MS: u64 = 10_000;
+const DEPTH_TIMEOUT_MS: u64 = 300_000;
 
 #[derive(Parser)]
 #[command(
@@ -49,6 +57,76 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         html: Option<PathBuf>,
     },
+    /// Tunes numeric parameters of an engine by SPSA: game pairs between the engine with the
+    /// values pushed up and down at random, each given as `--search NAME=VALUE`.
+    Spsa(SpsaArgs),
+}
+
+#[derive(Args)]
+struct SpsaArgs {
+    /// The engine: `[NAME=]PROGRAM [ARGS...]` (quote it as one argument).
+    #[arg(short, long = "engine", value_name = "CMD")]
+    engine: String,
+    /// A parameter to tune, `NAME=START,MIN,MAX,C_END` (C_END: its perturbation at the
+    /// last iteration); repeat for each.
+    #[arg(long = "param", value_name = "SPEC", required = true)]
+    params: Vec<String>,
+    /// Game pairs to play.
+    #[arg(long, default_value_t = 2000)]
+    iterations: usize,
+    /// Learning rate at the last iteration (steps are `a_k * result / c_k`, with
+    /// `a_N = r_end * C_END^2`).
+    #[arg(long, default_value_t = 0.002)]
+    r_end: f64,
+    #[command(flatten)]
+    limit: LimitArgs,
+    /// Plies of each random opening (one opening per iteration).
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    opening_plies: u32,
+    /// Seed of the random openings and of the perturbations.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Game types of the openings, comma-separated, or `all`.
+    #[arg(long, default_value = "Base+MLP")]
+    game_types: String,
+    /// Game pairs played at once.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// The log: one line per iteration with the values after it.
+    #[arg(long, default_value = "spsa.tsv")]
+    log: PathBuf,
+    /// Take up the iterations and values of an existing log.
+    #[arg(long)]
+    resume: bool,
+}
+
+/// How long each move may think: exactly one of these.
+#[derive(Args)]
+struct LimitArgs {
+    /// Seconds per move (`bestmove time`).
+    #[arg(long, value_name = "SECS", group = "limit")]
+    move_time: Option<f64>,
+    /// Search depth per move (`bestmove depth N`).
+    #[arg(long, value_name = "N", group = "limit")]
+    depth: Option<u32>,
+    /// Game clock per side, `BASE+INC` in seconds (`60+0.5`).
+    #[arg(long, value_name = "BASE+INC", group = "limit")]
+    clock: Option<String>,
+}
+
+impl LimitArgs {
+    fn limit(&self) -> Result<Limit> {
+        Ok(match (self.move_time, self.depth, &self.clock) {
+            (Some(t), _, _) => match Duration::try_from_secs_f64(t) {
+                Ok(d) if !d.is_zero() => Limit::MoveTime(d),
+                _ => bail!("--move-time {t}: must be a positive number of seconds"),
+            },
+            (_, Some(d), _) => Limit::Depth(d),
+            (_, _, Some(c)) => Limit::parse_clock(c)
+                .with_context(|| format!("--clock '{c}': expected BASE+INC in seconds"))?,
+            _ => bail!("give a limit: --move-time, --depth or --clock"),
+        })
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -76,15 +154,8 @@ struct PlayArgs {
     /// Every engine plays every other one (default: a gauntlet of the first against the rest).
     #[arg(long)]
     round_robin: bool,
-    /// Seconds per move (`bestmove time`).
-    #[arg(long, value_name = "SECS", group = "limit")]
-    move_time: Option<f64>,
-    /// Search depth per move (`bestmove depth N`).
-    #[arg(long, value_name = "N", group = "limit")]
-    depth: Option<u32>,
-    /// Game clock per side, `BASE+INC` in seconds (`60+0.5`).
-    #[arg(long, value_name = "BASE+INC", group = "limit")]
-    clock: Option<String>,
+    #[command(flatten)]
+    limit: LimitArgs,
     /// Number of openings (random ones; with --openings-file, at most this many lines).
     /// Every opening is played twice per pairing, colours swapped.
     #[arg(long, value_name = "N")]
@@ -103,19 +174,19 @@ struct PlayArgs {
     #[arg(long, default_value = "Base+MLP")]
     game_types: String,
     /// A game not over after this many moves per side is a draw.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = MAX_MOVES)]
     max_moves: u32,
     /// Games played at once (each with its own two engine processes).
     #[arg(long, default_value_t = 1)]
     concurrency: usize,
     /// Extra milliseconds allowed past a time limit before an engine counts as hung.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = GRACE_MS)]
     grace_ms: u64,
     /// Milliseconds allowed for start-up and for `newgame`/`play` replies.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = REPLY_TIMEOUT_MS)]
     reply_timeout_ms: u64,
     /// Milliseconds allowed for a `bestmove depth N` reply.
-    #[arg(long, default_value_t = 300_000)]
+    #[arg(long, default_value_t = DEPTH_TIMEOUT_MS)]
     depth_timeout_ms: u64,
     /// Do not end games by threefold repetition (waggle's rules do).
     #[arg(long)]
@@ -198,8 +269,51 @@ fn main() -> Result<()> {
             }
             Ok(())
         }
+        Some(Command::Spsa(a)) => spsa(a),
         None => play(cli.play),
     }
+}
+
+/// The game settings of `limit` with the default timeouts and waggle's rules.
+fn default_settings(limit: Limit) -> GameSettings {
+    GameSettings {
+        limit,
+        grace: Duration::from_millis(GRACE_MS),
+        reply_timeout: Duration::from_millis(REPLY_TIMEOUT_MS),
+        depth_timeout: Duration::from_millis(DEPTH_TIMEOUT_MS),
+        max_moves: MAX_MOVES,
+        repetition_draw: true,
+    }
+}
+
+fn spsa(a: SpsaArgs) -> Result<()> {
+    let engine = EngineSpec::parse(&a.engine)?;
+    let params = a
+        .params
+        .iter()
+        .map(|p| SpsaParam::parse(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    if !(a.r_end.is_finite() && a.r_end > 0.0) {
+        bail!("--r-end {}: must be above 0", a.r_end);
+    }
+    let types = parse_game_types(&a.game_types)?;
+    let iterations = a.iterations.max(1);
+    let config = SpsaConfig {
+        engine,
+        spsa: Spsa::new(params, iterations, a.r_end),
+        openings: random_openings(iterations, a.opening_plies, a.seed, &types, true),
+        settings: default_settings(a.limit.limit()?),
+        concurrency: a.concurrency.max(1),
+        seed: a.seed,
+        log_path: a.log,
+        resume: a.resume,
+    };
+    let theta = run_spsa(&config, &mut std::io::stderr())?;
+    let mut out = std::io::stdout();
+    for (p, t) in config.spsa.params.iter().zip(theta) {
+        let _ = writeln!(out, "--search {}={}", p.name, t.round() as i64);
+    }
+    Ok(())
 }
 
 fn play(a: PlayArgs) -> Result<()> {
@@ -207,16 +321,7 @@ fn play(a: PlayArgs) -> Result<()> {
         bail!("give at least two engines with -e/--engine");
     }
     let engines = parse_engines(&a.engines)?;
-    let limit = match (a.move_time, a.depth, &a.clock) {
-        (Some(t), _, _) => match Duration::try_from_secs_f64(t) {
-            Ok(d) if !d.is_zero() => Limit::MoveTime(d),
-            _ => bail!("--move-time {t}: must be a positive number of seconds"),
-        },
-        (_, Some(d), _) => Limit::Depth(d),
-        (_, _, Some(c)) => Limit::parse_clock(c)
-            .with_context(|| format!("--clock '{c}': expected BASE+INC in seconds"))?,
-        _ => bail!("give a limit: --move-time, --depth or --clock"),
-    };
+    let limit = a.limit.limit()?;
     let repetition_draw = !a.no_repetition_draw;
     let (openings, openings_note) = match &a.openings_file {
         Some(path) => {
