@@ -430,4 +430,36 @@ fn every_search_parameter_can_be_set_by_name() {
     assert!(p.set("mcts_leaf_probe", "-1").is_err());
     assert!(p.set("weights", "1").is_err());
     assert_eq!(p, expected);
+    // Evaluation weights by game type: only that type's set changes.
+    let mlp = GameType::parse("Base+MLP").unwrap();
+    let (general, base) = (
+        p.weights.general().clone(),
+        p.weights.for_type(GameType::parse("Base").unwrap()).clone(),
+    );
+    p.set("queen_ring[3]@Base+MLP", "77").unwrap();
+    p.set("tempo@Base+MLP", "-5").unwrap();
+    let w = p.weights.for_type(mlp);
+    assert_eq!((w.queen_ring[3], w.tempo), (77, -5));
+    assert_eq!(p.weights.general(), &general);
+    assert_eq!(p.weights.for_type(GameType::parse("Base").unwrap()), &base);
+    // A type without a set of its own gets one, copied from the general set.
+    p.set("tempo@Base+M", "3").unwrap();
+    assert_eq!(
+        p.weights
+            .own(GameType::parse("Base+M").unwrap())
+            .unwrap()
+            .tempo,
+        3
+    );
+    assert_eq!(p.weights.general(), &general);
+    let before = p.clone();
+    for (name, value) in [
+        ("nonsense@Base+MLP", "1"),
+        ("queen_ring[9]@Base+MLP", "1"),
+        ("queen_ring[3]@Chess", "1"),
+        ("queen_ring[3]@Base+MLP", "x"),
+    ] {
+        assert!(p.set(name, value).is_err(), "{name}={value}");
+    }
+    assert_eq!(p, before);
 }

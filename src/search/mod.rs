@@ -30,8 +30,8 @@ mod worker;
 pub mod mcts;
 pub mod skill;
 
-use crate::core::{Game, Move};
-use crate::eval::{self, WIN_THRESHOLD, WeightSets};
+use crate::core::{Game, GameType, Move};
+use crate::eval::{self, EvalWeights, WIN_THRESHOLD, WeightSets};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -191,9 +191,11 @@ impl SearchParams {
         }
     }
 
-    /// Sets the parameter named like its field (`lmr_percent`, `rfp_margin`, ...; every one
-    /// except the weights) to `value`, for tuning matches run from the command line. On error
-    /// nothing changes.
+    /// Sets the parameter named like its field (`lmr_percent`, `rfp_margin`, ...) to `value`,
+    /// for tuning matches run from the command line. An evaluation weight is named
+    /// `WEIGHT@GAMETYPE`, with the weight's name as `tune` prints it (`queen_ring[3]`,
+    /// `tempo`): it changes the set that game type's games use (which becomes a set of its
+    /// own). On error nothing changes.
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
         fn parse<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
             value
@@ -221,6 +223,26 @@ impl SearchParams {
                     "search parameter {name} must be above 0, not '{value}'"
                 ))
             }
+        }
+        if let Some((weight, game_type)) = name.trim().split_once('@') {
+            let game_type = GameType::parse(game_type)
+                .ok_or_else(|| format!("unknown game type in search parameter {name}"))?;
+            let index = EvalWeights::value_names()
+                .iter()
+                .position(|n| n == weight)
+                .ok_or_else(|| format!("unknown evaluation weight in search parameter {name}"))?;
+            let v: i32 = parse(name, value)?;
+            let mut w = self.weights.for_type(game_type).clone();
+            let mut i = index;
+            for group in w.groups_mut() {
+                if i < group.len() {
+                    group[i] = v;
+                    break;
+                }
+                i -= group.len();
+            }
+            self.weights.set_own(game_type, w);
+            return Ok(());
         }
         match name.trim() {
             "aspiration" => self.aspiration = parse(name, value)?,
