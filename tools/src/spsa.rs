@@ -177,8 +177,9 @@ impl Spsa {
         format!("{k}\t{result}\t{}", values.join("\t"))
     }
 
-    /// Takes up a run from its log: the values of its last line and the iterations done.
-    /// The log must name the same parameters in the same order.
+    /// Takes up a run from its log: the values of its last line, and as many iterations done
+    /// as it has lines (their order is that in which pairs finished). The log must name the
+    /// same parameters in the same order.
     pub fn resume(&mut self, log: &str) -> Result<usize, ToolError> {
         let mut lines = log.lines().filter(|l| !l.starts_with('#') && !l.is_empty());
         match lines.next() {
