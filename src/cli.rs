@@ -238,6 +238,22 @@ struct FitArgs {
     holdout: f64,
 }
 
+impl FitArgs {
+    /// The data file's text.
+    fn read_data(&self) -> Result<String> {
+        std::fs::read_to_string(&self.data)
+            .with_context(|| format!("cannot read {}", self.data.display()))
+    }
+
+    /// Writes the fitted weights file.
+    fn write_out(&self, text: &str) -> Result<()> {
+        std::fs::write(&self.out, text)
+            .with_context(|| format!("cannot write {}", self.out.display()))?;
+        eprintln!("wrote {}", self.out.display());
+        Ok(())
+    }
+}
+
 /// The bench positions: GameStrings, one a line, `#` comments.
 const BENCH_POSITIONS: &str = include_str!("../engine-tests/bench/positions.txt");
 /// Default bench depth.
@@ -307,38 +323,19 @@ pub fn run() -> Result<()> {
             run_datagen(&config, &out)
         }
         Some(Command::Tune {
-            fit:
-                FitArgs {
-                    data,
-                    out,
-                    lambda,
-                    holdout,
-                },
+            fit,
             start,
             game_type,
             iterations,
         }) => {
             let options = TuneOptions {
                 max_passes: iterations,
-                lambda,
+                lambda: fit.lambda,
             };
-            run_tune(
-                &data,
-                &out,
-                load_weights(start.as_deref())?,
-                game_type,
-                options,
-                holdout,
-            )
+            run_tune(&fit, load_weights(start.as_deref())?, game_type, options)
         }
         Some(Command::TuneNet {
-            fit:
-                FitArgs {
-                    data,
-                    out,
-                    lambda,
-                    holdout,
-                },
+            fit,
             start,
             game_type,
             hidden,
@@ -349,19 +346,12 @@ pub fn run() -> Result<()> {
             let options = NetOptions {
                 hidden: hidden as usize,
                 epochs,
-                lambda,
+                lambda: fit.lambda,
                 learning_rate,
                 batch: 256,
                 seed,
             };
-            run_tune_net(
-                &data,
-                &out,
-                load_weights(start.as_deref())?,
-                game_type,
-                options,
-                holdout,
-            )
+            run_tune_net(&fit, load_weights(start.as_deref())?, game_type, options)
         }
     }
 }
@@ -545,18 +535,16 @@ fn run_datagen(config: &DatagenConfig, out: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Fits one set of `sets` (the general one, or `game_type`'s) and writes all the sets to `out`.
+/// Fits one set of `sets` (the general one, or `game_type`'s) and writes all the sets to `--out`.
 fn run_tune(
-    data: &Path,
-    out: &Path,
+    fit: &FitArgs,
     mut sets: WeightSets,
     game_type: Option<GameType>,
     options: TuneOptions,
-    holdout: f64,
 ) -> Result<()> {
+    let (data, holdout) = (&fit.data, fit.holdout);
     let t = Instant::now();
-    let text =
-        std::fs::read_to_string(data).with_context(|| format!("cannot read {}", data.display()))?;
+    let text = fit.read_data()?;
     // The positions the fitted set evaluates in play.
     let own: Vec<GameType> = sets.own_types().collect();
     let keep = |t: GameType| game_type.map_or(!own.contains(&t), |g| g == t);
@@ -616,23 +604,20 @@ fn run_tune(
         result.final_loss,
         sets.to_text()
     );
-    std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
-    eprintln!("wrote {}", out.display());
+    fit.write_out(&text)?;
     Ok(())
 }
 
-/// Fits a network for `game_type`'s set of `sets` and writes all the sets to `out`.
+/// Fits a network for `game_type`'s set of `sets` and writes all the sets to `--out`.
 fn run_tune_net(
-    data: &Path,
-    out: &Path,
+    fit: &FitArgs,
     mut sets: WeightSets,
     game_type: GameType,
     options: NetOptions,
-    holdout: f64,
 ) -> Result<()> {
+    let (data, holdout) = (&fit.data, fit.holdout);
     let t = Instant::now();
-    let text =
-        std::fs::read_to_string(data).with_context(|| format!("cannot read {}", data.display()))?;
+    let text = fit.read_data()?;
     let mut weights = sets.for_type(game_type).clone();
     let mut dataset = NetData::from_text_where(&text, &weights, |t| t == game_type)
         .with_context(|| format!("bad data file {}", data.display()))?;
@@ -671,8 +656,7 @@ fn run_tune_net(
         options.seed,
         sets.to_text()
     );
-    std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
-    eprintln!("wrote {}", out.display());
+    fit.write_out(&text)?;
     Ok(())
 }
 
