@@ -377,6 +377,8 @@ fn every_search_parameter_can_be_set_by_name() {
         ("countermove", "true"),
         ("aspiration_delta", "45"),
         ("soft_percent", "80"),
+        ("reduce_below", "48001"),
+        ("prune_below", "30000"),
         ("mcts_exploration", "1.5"),
         ("mcts_eval_scale", "250"),
         ("mcts_first_play_reduction", "0"),
@@ -404,6 +406,8 @@ fn every_search_parameter_can_be_set_by_name() {
         countermove: true,
         aspiration_delta: 45,
         soft_percent: 80,
+        reduce_below: 48_001,
+        prune_below: 30_000,
         mcts: MctsParams {
             exploration: 1.5,
             eval_scale: 250.0,

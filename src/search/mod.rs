@@ -148,6 +148,15 @@ pub struct SearchParams {
     pub countermove: bool,
     /// Half-width of the first aspiration window (doubled after each failure).
     pub aspiration_delta: i32,
+    /// Late-move reductions apply to moves whose ordering score is below this. The scores
+    /// (`src/search/worker.rs`): 60,000 onto the enemy queen, 40,000 next to it, 30,000 and
+    /// 29,000 the killers, 28,000 the counter move, 20,000 leaving a cell next to the own
+    /// queen, each with the move's history (at most 8,000 either way) added to the first two
+    /// and the last; the default 20,000 reduces the quiet moves only.
+    pub reduce_below: i32,
+    /// Futility and late-move pruning skip moves whose ordering score is below this (the
+    /// scores as for `reduce_below`).
+    pub prune_below: i32,
     /// With a time limit, no iteration starts after this percentage of the usable time.
     pub soft_percent: u32,
     /// The Monte Carlo search's constants (set by name with the prefix `mcts_`:
@@ -171,6 +180,8 @@ impl Default for SearchParams {
             lmp_base: 4,
             countermove: false,
             aspiration_delta: 30,
+            reduce_below: worker::ORDER_TACTICAL,
+            prune_below: worker::ORDER_TACTICAL,
             soft_percent: time::SOFT_PERCENT,
             mcts: mcts::MctsParams::default(),
         }
@@ -265,6 +276,8 @@ impl SearchParams {
                 }
             },
             "soft_percent" => self.soft_percent = parse(name, value)?,
+            "reduce_below" => self.reduce_below = parse(name, value)?,
+            "prune_below" => self.prune_below = parse(name, value)?,
             "mcts_exploration" => self.mcts.exploration = non_negative(name, value)?,
             "mcts_eval_scale" => self.mcts.eval_scale = positive(name, value)?,
             "mcts_first_play_reduction" => {

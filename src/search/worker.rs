@@ -187,8 +187,9 @@ const ORDER_PRESSURE: i32 = 40_000;
 const ORDER_KILLER: [i32; 2] = [30_000, 29_000];
 const ORDER_COUNTER: i32 = 28_000;
 const ORDER_RELIEF: i32 = 20_000;
-/// Moves scored at or above this are never reduced.
-const ORDER_TACTICAL: i32 = ORDER_RELIEF;
+/// Moves whose queen bonus and history reach this get no killer, counter-move or own-queen
+/// bonus; by default they are neither reduced nor pruned ([`SearchParams::reduce_below`]).
+pub(super) const ORDER_TACTICAL: i32 = ORDER_RELIEF;
 const ORDER_LOOSEN: i32 = -10_000;
 const ORDER_SELF_PRESSURE: i32 = -12_000;
 
@@ -351,11 +352,11 @@ impl Worker {
         beta: i32,
         full: bool,
     ) -> i32 {
-        // Root moves are never reduced: they go in as "tactical" moves.
+        // Root moves are never reduced: they go in with the table move's score.
         self.search_move(
             sh,
             m,
-            ORDER_TACTICAL,
+            ORDER_TT,
             usize::from(!full),
             depth,
             alpha,
@@ -540,7 +541,7 @@ impl Worker {
                 break;
             }
             let (m, order) = pick(&mut data, i, n);
-            if i > 0 && order < ORDER_TACTICAL && (futile || i >= late) && best > -WIN_THRESHOLD {
+            if i > 0 && order < prm.prune_below && (futile || i >= late) && best > -WIN_THRESHOLD {
                 // Every later move comes with a lower ordering score, so it would be pruned too.
                 break;
             }
@@ -690,7 +691,7 @@ impl Worker {
             score = -self.negamax(sh, depth - 1, -beta, -alpha, ply + 1, pv_node);
         } else {
             let mut r = 0;
-            if sh.params.lmr && depth >= 3 && order < ORDER_TACTICAL && i >= 2 {
+            if sh.params.lmr && depth >= 3 && order < sh.params.reduce_below && i >= 2 {
                 let base = self.reductions[(depth as usize).min(63)][i.min(63)] as i32;
                 r = base * sh.params.lmr_percent as i32 / 25_600;
                 if pv_node {
