@@ -148,14 +148,12 @@ pub struct SearchParams {
     pub countermove: bool,
     /// Half-width of the first aspiration window (doubled after each failure).
     pub aspiration_delta: i32,
-    /// Late-move reductions apply to moves whose ordering score is below this. The scores
-    /// (`src/search/worker.rs`): 60,000 onto the enemy queen, 40,000 next to it, 30,000 and
-    /// 29,000 the killers, 28,000 the counter move, 20,000 leaving a cell next to the own
-    /// queen, each with the move's history (at most 8,000 either way) added to the first two
-    /// and the last; the default 20,000 reduces the quiet moves only.
+    /// Late-move reductions apply to moves whose ordering score (the `ORDER_*` classes of
+    /// `src/search/worker.rs` plus the move's history) is below this; the default, the
+    /// tactical threshold, reduces the quiet moves only.
     pub reduce_below: i32,
     /// Futility and late-move pruning skip moves whose ordering score is below this (the
-    /// scores as for `reduce_below`).
+    /// same scale and default as `reduce_below`).
     pub prune_below: i32,
     /// With a time limit, no iteration starts after this percentage of the usable time.
     pub soft_percent: u32,
