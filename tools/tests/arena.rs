@@ -7,6 +7,7 @@ use common::{arena, check_html, check_match, records, run, test_engine, tmp_dir,
 use std::collections::BTreeSet;
 use std::path::Path;
 use waggle::core::{GameState, GameType};
+use waggle_tools::arena::record::parse_results;
 use waggle_tools::openings::random_openings;
 
 /// Runs the arena with `-e` for each of `engines`, then `rest` split on white space (the
@@ -192,6 +193,38 @@ fn shards_cover_the_schedule_and_merge_into_one_report() {
         &html,
     ]);
     check_html(Path::new(&html), &["elo", "llr", "game-types", "openings"]);
+    // The merged games written as one file, with and without their GameStrings, give the
+    // same report.
+    let tally = |stdout: &str| {
+        stdout
+            .lines()
+            .skip_while(|l| !l.starts_with("Results"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    for (name, extra) in [("all.tsv", None), ("small.tsv", Some("--without-games"))] {
+        let written = base.join(name).display().to_string();
+        let mut args = vec!["merge", &files[0], &files[1], "--write", &written];
+        args.extend(extra);
+        arena(&args);
+        let text = std::fs::read_to_string(&written).unwrap();
+        let file = parse_results(&text, name).unwrap();
+        assert_eq!(file.records.len(), 6);
+        assert!(file.settings.is_some_and(|s| s.contains("seed 9")));
+        let ids: Vec<usize> = file.records.iter().map(|r| r.id).collect();
+        assert_eq!(ids, (0..6).collect::<Vec<_>>());
+        let kept = file
+            .records
+            .iter()
+            .all(|r| r.game_string.starts_with("Base+MLP;"));
+        let dropped = file.records.iter().all(|r| r.game_string == "-");
+        assert!(if extra.is_some() { dropped } else { kept }, "{text}");
+        let again = arena(&["merge", &written, "--sprt", "elo0=0,elo1=10"]);
+        assert_eq!(
+            tally(&String::from_utf8_lossy(&again.stdout)),
+            tally(&stdout)
+        );
+    }
     // Merging a file twice counts its games once.
     let out = arena(&["merge", &files[0], &files[0]]);
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -134,6 +134,36 @@ pub fn header(mode: Mode, engines: &[String]) -> String {
     )
 }
 
+/// A whole result file: the header, the settings line when there is one, and the records.
+/// Without `games` each GameString is written as `-`, for a small file that still holds
+/// every result (what `engine-tests/sprt/` keeps).
+pub fn results_text(
+    mode: Mode,
+    engines: &[String],
+    settings: Option<&str>,
+    records: &[GameRecord],
+    games: bool,
+) -> String {
+    let mut text = header(mode, engines);
+    if let Some(s) = settings {
+        text.push_str(&settings_line(s));
+    }
+    for r in records {
+        let line = if games {
+            r.to_line()
+        } else {
+            GameRecord {
+                game_string: "-".into(),
+                ..r.clone()
+            }
+            .to_line()
+        };
+        text.push_str(&line);
+        text.push('\n');
+    }
+    text
+}
+
 /// A result file read back.
 #[derive(Clone, Debug, Default)]
 pub struct ResultFile {
@@ -221,6 +251,32 @@ mod tests {
         assert_eq!(back.reason, "crash of new: exited (signal 9)");
         assert_eq!(back.white_half_points(), 0);
         assert_eq!((back.id, back.pair, back.plies), (7, 3, 42));
+    }
+
+    #[test]
+    fn whole_files_round_trip_with_or_without_their_games() {
+        let engines = vec!["new".to_string(), "old".to_string()];
+        let mut second = record();
+        second.id = 8;
+        second.black = "old".into();
+        second.reason = "White's queen surrounded".into();
+        let records = vec![second.clone()];
+        for games in [true, false] {
+            let text = results_text(Mode::Gauntlet, &engines, Some("depth 2"), &records, games);
+            let file = parse_results(&text, "x").unwrap();
+            assert_eq!(file.mode, Some(Mode::Gauntlet));
+            assert_eq!(file.engines, engines);
+            assert_eq!(file.settings.as_deref(), Some("depth 2"));
+            let expected = if games {
+                second.clone()
+            } else {
+                GameRecord {
+                    game_string: "-".into(),
+                    ..second.clone()
+                }
+            };
+            assert_eq!(file.records, vec![expected]);
+        }
     }
 
     #[test]

@@ -654,6 +654,9 @@ pub struct Merged {
     pub records: Vec<GameRecord>,
     /// The mode of the files.
     pub mode: Mode,
+    /// The match settings named by the files, each once (more than one when files of
+    /// different matches were merged).
+    pub settings: Vec<String>,
 }
 
 /// Reads result files and builds the combined report (`arena merge`). A game number seen
@@ -710,5 +713,6 @@ pub fn merge_results(paths: &[PathBuf], sprt: Option<&Sprt>) -> Result<Merged, T
         report,
         records,
         mode,
+        settings,
     })
 }

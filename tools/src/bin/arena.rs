@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 use waggle_tools::arena::game::{GameSettings, Limit};
 use waggle_tools::arena::html::{HtmlReport, render};
+use waggle_tools::arena::record::results_text;
 use waggle_tools::arena::report::{Sprt, SprtModel};
 use waggle_tools::arena::runner::{ArenaConfig, merge_results, run_arena};
 use waggle_tools::arena::{Mode, Shard};
@@ -56,6 +57,13 @@ enum Command {
         /// Also write the merged report with charts to this HTML file.
         #[arg(long, value_name = "PATH")]
         html: Option<PathBuf>,
+        /// Also write the merged games, in game-number order, as one result file.
+        #[arg(long, value_name = "PATH")]
+        write: Option<PathBuf>,
+        /// With --write: store `-` instead of each game's GameString (a small record that
+        /// still holds every result, as kept in engine-tests/sprt/).
+        #[arg(long, requires = "write")]
+        without_games: bool,
     },
     /// Tunes numeric parameters of an engine by SPSA: game pairs between the engine with the
     /// values pushed up and down at random, each given as `--search NAME=VALUE`.
@@ -241,6 +249,8 @@ fn main() -> Result<()> {
             sprt,
             sprt_model,
             html,
+            write: write_path,
+            without_games,
         }) => {
             let sprt = parse_sprt(sprt.as_deref(), sprt_model)?;
             let merged = merge_results(&files, sprt.as_ref())?;
@@ -265,6 +275,20 @@ fn main() -> Result<()> {
                     text: &merged.report,
                 });
                 std::fs::write(&path, page)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
+            if let Some(path) = write_path {
+                if merged.settings.len() > 1 {
+                    bail!("the files come from matches with different settings: not written");
+                }
+                let text = results_text(
+                    merged.mode,
+                    &merged.tally.engines,
+                    merged.settings.first().map(String::as_str),
+                    &merged.records,
+                    !without_games,
+                );
+                std::fs::write(&path, text)
                     .with_context(|| format!("cannot write {}", path.display()))?;
             }
             Ok(())
