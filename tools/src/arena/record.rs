@@ -70,6 +70,14 @@ impl GameRecord {
         }
     }
 
+    /// The same record with `-` in place of its GameString (see [`results_text`]).
+    pub fn without_game(&self) -> GameRecord {
+        GameRecord {
+            game_string: "-".into(),
+            ..self.clone()
+        }
+    }
+
     /// The record as one line (no line end).
     pub fn to_line(&self) -> String {
         format!(
@@ -152,11 +160,7 @@ pub fn results_text(
         let line = if games {
             r.to_line()
         } else {
-            GameRecord {
-                game_string: "-".into(),
-                ..r.clone()
-            }
-            .to_line()
+            r.without_game().to_line()
         };
         text.push_str(&line);
         text.push('\n');
@@ -270,12 +274,10 @@ mod tests {
             let expected = if games {
                 second.clone()
             } else {
-                GameRecord {
-                    game_string: "-".into(),
-                    ..second.clone()
-                }
+                second.without_game()
             };
             assert_eq!(file.records, vec![expected]);
+            assert_eq!(file.records[0].game_string == "-", !games);
         }
     }
 
