@@ -8,7 +8,7 @@ mod common;
 use std::sync::atomic::AtomicBool;
 use waggle::core::Move;
 use waggle::notation::{format_move, parse_game_string, parse_move};
-use waggle::search::{Algorithm, Engine, EngineOptions, Limits};
+use waggle::search::{Algorithm, Engine, EngineOptions, Limits, SearchParams};
 
 struct Puzzle {
     game: String,
@@ -32,12 +32,13 @@ fn read_puzzles(file: &str) -> Vec<Puzzle> {
 }
 
 fn solve(file: &str, threads: usize) {
-    solve_with(file, threads, Algorithm::AlphaBeta, 0);
+    solve_with(file, threads, Algorithm::AlphaBeta, |_| {});
 }
 
 /// Every puzzle of `file` solved by `algorithm` on `threads` threads at the puzzle's depth
-/// (for MCTS, `visits_for_depth(depth)` iterations, its leaves valued as `leaf_probe` says).
-fn solve_with(file: &str, threads: usize, algorithm: Algorithm, leaf_probe: u32) {
+/// (for MCTS, `visits_for_depth(depth)` iterations), with the search parameters changed by
+/// `tweak`.
+fn solve_with(file: &str, threads: usize, algorithm: Algorithm, tweak: fn(&mut SearchParams)) {
     let puzzles = read_puzzles(file);
     assert!(!puzzles.is_empty(), "{file} has no puzzles");
     let mut failures = Vec::new();
@@ -53,7 +54,7 @@ fn solve_with(file: &str, threads: usize, algorithm: Algorithm, leaf_probe: u32)
             ..EngineOptions::default()
         });
         let mut params = engine.params().clone();
-        params.mcts.leaf_probe = leaf_probe;
+        tweak(&mut params);
         engine.set_params(params);
         let stop = AtomicBool::new(false);
         let limits = Limits {
@@ -112,7 +113,7 @@ fn mcts_forced_win_puzzles_one_thread() {
         "PuzzleCandidate_IsOneBestMoveToForceWinPuzzleTest.csv",
         1,
         Algorithm::Mcts,
-        0,
+        |_| {},
     );
 }
 
@@ -122,7 +123,7 @@ fn mcts_forced_win_puzzles_two_threads() {
         "PuzzleCandidate_IsOneBestMoveToForceWinPuzzleTest.csv",
         2,
         Algorithm::Mcts,
-        0,
+        |_| {},
     );
 }
 
@@ -132,7 +133,7 @@ fn mcts_block_winning_move_one_thread() {
         "GameAI_BlockWinningMoveIsBestMoveTest.csv",
         1,
         Algorithm::Mcts,
-        0,
+        |_| {},
     );
 }
 
@@ -142,7 +143,7 @@ fn mcts_block_winning_move_two_threads() {
         "GameAI_BlockWinningMoveIsBestMoveTest.csv",
         2,
         Algorithm::Mcts,
-        0,
+        |_| {},
     );
 }
 
@@ -155,6 +156,29 @@ fn mcts_with_a_leaf_probe_forced_win_puzzles_two_threads() {
         "PuzzleCandidate_IsOneBestMoveToForceWinPuzzleTest.csv",
         2,
         Algorithm::Mcts,
-        2,
+        |p| p.mcts.leaf_probe = 2,
+    );
+}
+
+/// Null-move pruning (off by default until its SPRT ends) must not hide a forced win: a pass is
+/// never tried at a principal-variation node, nor by a side whose queen is nearly surrounded.
+#[test]
+fn forced_win_puzzles_with_null_move_pruning() {
+    solve_with(
+        "PuzzleCandidate_IsOneBestMoveToForceWinPuzzleTest.csv",
+        1,
+        Algorithm::AlphaBeta,
+        |p| p.null_move = 2,
+    );
+}
+
+/// Nor may it hide the opponent's win next turn.
+#[test]
+fn block_winning_move_with_null_move_pruning() {
+    solve_with(
+        "GameAI_BlockWinningMoveIsBestMoveTest.csv",
+        1,
+        Algorithm::AlphaBeta,
+        |p| p.null_move = 2,
     );
 }

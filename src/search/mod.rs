@@ -146,6 +146,11 @@ pub struct SearchParams {
     /// Order the quiet move that last refuted the opponent's previous move (by its piece kind
     /// and destination) right after the killers. Off until its SPRT ends (see the README).
     pub countermove: bool,
+    /// Null-move pruning (0 = off): at a non-PV node of depth 3 or more whose static
+    /// evaluation reaches beta, the side to move passes and the opponent's reply is searched
+    /// this many plies plus a quarter of the depth shallower with a null window; when even
+    /// that fails high, the node does.
+    pub null_move: u32,
     /// Half-width of the first aspiration window (doubled after each failure).
     pub aspiration_delta: i32,
     /// Late-move reductions apply to moves whose ordering score (the `ORDER_*` classes of
@@ -177,6 +182,7 @@ impl Default for SearchParams {
             futility_depth: 1,
             lmp_base: 4,
             countermove: false,
+            null_move: 0,
             aspiration_delta: 30,
             reduce_below: worker::ORDER_TACTICAL,
             prune_below: worker::ORDER_TACTICAL,
@@ -265,6 +271,7 @@ impl SearchParams {
             "futility_depth" => self.futility_depth = parse(name, value)?,
             "lmp_base" => self.lmp_base = parse(name, value)?,
             "countermove" => self.countermove = parse(name, value)?,
+            "null_move" => self.null_move = parse(name, value)?,
             "aspiration_delta" => match parse(name, value)? {
                 d if d > 0 => self.aspiration_delta = d,
                 _ => {

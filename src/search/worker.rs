@@ -487,6 +487,30 @@ impl Worker {
             }
             static_eval = Some(e);
         }
+        // Null-move pruning: if passing still leaves a score of beta after a shallower
+        // search, a real move would too (Hive has almost no zugzwang). Never twice in a row,
+        // and not before one's queen is placed or while it is nearly surrounded.
+        let me = self.game.side_to_move();
+        if prm.null_move > 0
+            && !pv_node
+            && depth >= 3
+            && beta.abs() < WIN_THRESHOLD
+            && self.game.last_move().is_some_and(|m| !m.is_pass())
+            && self.game.board().position(Piece::queen(me)).is_some()
+            && self.game.queen_pressure(me) < 4
+            && static_eval.unwrap_or_else(|| self.evaluate()) >= beta
+        {
+            let r = prm.null_move as i32 + depth / 4;
+            self.game.play_unchecked(Move::PASS);
+            let s = -self.negamax(sh, depth - 1 - r, -beta, -beta + 1, ply + 1, false);
+            self.game.undo();
+            if sh.aborted() {
+                return 0;
+            }
+            if s >= beta {
+                return if s >= WIN_THRESHOLD { beta } else { s };
+            }
+        }
         let futile = prm.futility_margin > 0
             && depth <= prm.futility_depth as i32
             && static_eval.is_some_and(|e| e + prm.futility_margin * depth <= alpha);
