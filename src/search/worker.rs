@@ -490,14 +490,13 @@ impl Worker {
         // Null-move pruning: if passing still leaves a score of beta after a shallower
         // search, a real move would too (Hive has almost no zugzwang). Never twice in a row,
         // and not before one's queen is placed or while it is nearly surrounded.
-        let me = self.game.side_to_move();
         if prm.null_move > 0
             && !pv_node
             && depth >= 3
             && beta.abs() < WIN_THRESHOLD
             && self.game.last_move().is_some_and(|m| !m.is_pass())
-            && self.game.board().position(Piece::queen(me)).is_some()
-            && self.game.queen_pressure(me) < 4
+            && self.game.queen_placed(self.game.side_to_move())
+            && self.game.queen_pressure(self.game.side_to_move()) < 4
             && static_eval.unwrap_or_else(|| self.evaluate()) >= beta
         {
             let r = prm.null_move as i32 + depth / 4;
