@@ -159,26 +159,3 @@ fn mcts_with_a_leaf_probe_forced_win_puzzles_two_threads() {
         |p| p.mcts.leaf_probe = 2,
     );
 }
-
-/// Null-move pruning (off by default until its SPRT ends) must not hide a forced win: a pass is
-/// never tried at a principal-variation node, nor by a side whose queen is nearly surrounded.
-#[test]
-fn forced_win_puzzles_with_null_move_pruning() {
-    solve_with(
-        "PuzzleCandidate_IsOneBestMoveToForceWinPuzzleTest.csv",
-        1,
-        Algorithm::AlphaBeta,
-        |p| p.null_move = 2,
-    );
-}
-
-/// Nor may it hide the opponent's win next turn.
-#[test]
-fn block_winning_move_with_null_move_pruning() {
-    solve_with(
-        "GameAI_BlockWinningMoveIsBestMoveTest.csv",
-        1,
-        Algorithm::AlphaBeta,
-        |p| p.null_move = 2,
-    );
-}
