@@ -1,7 +1,7 @@
 //! Command-line interface: no subcommand runs the UHP engine; subcommands are tools (perft,
 //! bench, svg, and datagen, tune and tune-net for learning the evaluation).
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -9,7 +9,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use waggle::core::GameType;
 use waggle::core::perft::{perft, perft_divide};
-use waggle::eval::WeightSets;
+use waggle::eval::{EvalWeights, WeightSets};
 use waggle::learn::datagen::{DatagenConfig, generate};
 use waggle::learn::net::{NetData, NetOptions, train};
 use waggle::learn::texel::{Dataset, TuneOptions, tune};
@@ -189,6 +189,10 @@ enum Command {
         /// Most passes of coordinate descent.
         #[arg(long, default_value_t = 100)]
         iterations: u32,
+        /// Fit only these weight groups (comma-separated names as in the weights file, such as
+        /// `queen_ring,tempo`); the others keep their starting values.
+        #[arg(long, value_name = "GROUPS", value_delimiter = ',')]
+        only: Vec<String>,
     },
     /// Fits a small network that corrects the linear evaluation of one game type's weights to
     /// a `datagen` file (minibatch Adam, early stopping on held-out positions) and writes the
@@ -327,10 +331,12 @@ pub fn run() -> Result<()> {
             start,
             game_type,
             iterations,
+            only,
         }) => {
             let options = TuneOptions {
                 max_passes: iterations,
                 lambda: fit.lambda,
+                free: free_weights(&only)?,
             };
             run_tune(&fit, load_weights(start.as_deref())?, game_type, options)
         }
@@ -535,6 +541,30 @@ fn run_datagen(config: &DatagenConfig, out: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The weights `tune --only` lets change (`None` for all when no group is named).
+fn free_weights(groups: &[String]) -> Result<Option<Vec<bool>>> {
+    if groups.is_empty() {
+        return Ok(None);
+    }
+    for g in groups {
+        if !EvalWeights::GROUPS.contains(&g.as_str()) {
+            bail!(
+                "no weight group '{g}' (the groups: {})",
+                EvalWeights::GROUPS.join(", ")
+            );
+        }
+    }
+    let free = EvalWeights::GROUPS
+        .iter()
+        .zip(EvalWeights::default().groups())
+        .flat_map(|(name, values)| {
+            let free = groups.iter().any(|g| g == name);
+            std::iter::repeat_n(free, values.len())
+        })
+        .collect();
+    Ok(Some(free))
+}
+
 /// Fits one set of `sets` (the general one, or `game_type`'s) and writes all the sets to `--out`.
 fn run_tune(
     fit: &FitArgs,
@@ -563,6 +593,7 @@ fn run_tune(
         t.elapsed().as_secs_f64()
     );
     let t = Instant::now();
+    let lambda = options.lambda;
     let result = tune(&dataset, Some(&held_out), &start, options, &mut |p| {
         let held = p
             .held_out
@@ -598,7 +629,7 @@ fn run_tune(
         "# {fitted} fitted by `waggle tune` to {} ({} positions, lambda {}): K = {:.6}, loss {:.6} -> {:.6}{held}.\n{}",
         data.display(),
         dataset.len(),
-        options.lambda,
+        lambda,
         result.k,
         result.initial_loss,
         result.final_loss,

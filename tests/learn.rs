@@ -183,6 +183,36 @@ fn datagen_then_tune_writes_weights_the_engine_reads() {
     assert_eq!(fitted[1].general(), default.general());
     assert_ne!(fitted[1].for_type(b), default.for_type(b));
     assert!(fitted[1].own(b).is_some());
+    // With `--only`, the named groups alone may change (the full fit above changed others).
+    let only = TempFile::new("only.txt");
+    let path = only.0.to_str().expect("a UTF-8 temporary path");
+    let args = [
+        "tune",
+        "--data",
+        data_path,
+        "--out",
+        path,
+        "--iterations",
+        "2",
+    ];
+    waggle(&[&args[..], &["--holdout", "0", "--only", "tempo,queen_ring"]].concat());
+    let text = std::fs::read_to_string(&only.0).expect("the written weights");
+    let sets = WeightSets::from_text(&text).expect("the tuned weights load");
+    let (got, start) = (sets.general(), default.general());
+    let others = EvalWeights {
+        tempo: start.tempo,
+        queen_ring: start.queen_ring,
+        ..got.clone()
+    };
+    assert_eq!(&others, start);
+    // A group that does not exist is refused before any work.
+    let out = Command::new(env!("CARGO_BIN_EXE_waggle"))
+        .args([&args[..], &["--only", "tempi"]].concat())
+        .output()
+        .expect("run waggle");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no weight group 'tempi'"), "{err}");
 }
 
 #[test]

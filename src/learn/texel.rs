@@ -283,20 +283,23 @@ pub struct TuneResult {
 }
 
 /// How [`tune`] fits.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TuneOptions {
     /// Most passes of coordinate descent.
     pub max_passes: u32,
     /// Share of the search's score in the target, from 0 (the game's result only) to 1 (the
     /// score only, squashed by the same `sigmoid(K * x)`).
     pub lambda: f64,
+    /// The weights that may change, by index of [`EvalWeights::to_vec`] (`None`: all); the
+    /// others keep their starting values.
+    pub free: Option<Vec<bool>>,
 }
 
 /// Fits the weights, from `start`, to the targets of `data` (see [`TuneOptions`]): `K`
 /// first (to the results, with the starting weights), then at most `max_passes` passes of
-/// coordinate descent, stopping early when a pass changes nothing or, with a `held_out` set,
-/// when a pass does not lower its loss (the weights of the best pass are returned).
-/// `progress` receives every pass.
+/// coordinate descent over the free weights, stopping early when a pass changes nothing or,
+/// with a `held_out` set, when a pass does not lower its loss (the weights of the best pass
+/// are returned). `progress` receives every pass.
 pub fn tune(
     data: &Dataset,
     held_out: Option<&Dataset>,
@@ -328,6 +331,13 @@ pub fn tune(
         passes += 1;
         let mut changed = 0;
         for i in 0..w.len() {
+            if options
+                .free
+                .as_ref()
+                .is_some_and(|f| !f.get(i).copied().unwrap_or(false))
+            {
+                continue;
+            }
             let mut moved = false;
             for step in [1.0, -1.0] {
                 loop {
@@ -460,8 +470,41 @@ mod tests {
         );
     }
 
+    #[test]
+    fn weights_that_are_not_free_keep_their_values() {
+        // The same data as above, but only the Queen's danger may move: the move's bonus, which
+        // decides the results, stays, and every other weight but the free ones too.
+        let start = EvalWeights::default();
+        let truth = EvalWeights {
+            tempo: start.tempo * 10,
+            ..start.clone()
+        };
+        let mut data = Dataset::default();
+        for g in positions(400) {
+            let e = evaluate(&g, &truth);
+            data.push(&g, if e > 0 { 1.0 } else { 0.0 }, 0);
+        }
+        let ring = start.queen_ring.len();
+        let mut free = vec![false; start.to_vec().len()];
+        free[..ring].fill(true);
+        let all = tune(&data, None, &start, options(2, 0.0), &mut |_| {}).expect("data");
+        let some = TuneOptions {
+            free: Some(free),
+            ..options(2, 0.0)
+        };
+        let r = tune(&data, None, &start, some, &mut |_| {}).expect("data");
+        assert!(all.weights.tempo > start.tempo, "{:?}", all.weights);
+        assert_eq!(r.weights.tempo, start.tempo);
+        assert_eq!(r.weights.to_vec()[ring..], start.to_vec()[ring..]);
+        assert!(r.final_loss <= r.initial_loss);
+    }
+
     fn options(max_passes: u32, lambda: f64) -> TuneOptions {
-        TuneOptions { max_passes, lambda }
+        TuneOptions {
+            max_passes,
+            lambda,
+            free: None,
+        }
     }
 
     /// Every position drawn, with search scores from an evaluation that values the move
