@@ -439,15 +439,7 @@ mod tests {
         // The results follow an evaluation whose bonus for having the move is ten times
         // today's: the tuner, starting from today's weights, must raise it and fit better.
         let start = EvalWeights::default();
-        let truth = EvalWeights {
-            tempo: start.tempo * 10,
-            ..start.clone()
-        };
-        let mut data = Dataset::default();
-        for g in positions(400) {
-            let e = evaluate(&g, &truth);
-            data.push(&g, if e > 0 { 1.0 } else { 0.0 }, 0);
-        }
+        let data = results_valuing_the_move_tenfold(&start);
         let mut passes = Vec::new();
         let r = tune(&data, None, &start, options(4, 0.0), &mut |p| {
             passes.push(p.clone())
@@ -475,15 +467,7 @@ mod tests {
         // The same data as above, but only the Queen's danger may move: the move's bonus, which
         // decides the results, stays, and every other weight but the free ones too.
         let start = EvalWeights::default();
-        let truth = EvalWeights {
-            tempo: start.tempo * 10,
-            ..start.clone()
-        };
-        let mut data = Dataset::default();
-        for g in positions(400) {
-            let e = evaluate(&g, &truth);
-            data.push(&g, if e > 0 { 1.0 } else { 0.0 }, 0);
-        }
+        let data = results_valuing_the_move_tenfold(&start);
         let ring = start.queen_ring.len();
         let mut free = vec![false; start.to_vec().len()];
         free[..ring].fill(true);
@@ -497,6 +481,21 @@ mod tests {
         assert_eq!(r.weights.tempo, start.tempo);
         assert_eq!(r.weights.to_vec()[ring..], start.to_vec()[ring..]);
         assert!(r.final_loss <= r.initial_loss);
+    }
+
+    /// The results of 400 positions as an evaluation would have them whose bonus for having
+    /// the move is ten times `start`'s.
+    fn results_valuing_the_move_tenfold(start: &EvalWeights) -> Dataset {
+        let truth = EvalWeights {
+            tempo: start.tempo * 10,
+            ..start.clone()
+        };
+        let mut data = Dataset::default();
+        for g in positions(400) {
+            let e = evaluate(&g, &truth);
+            data.push(&g, if e > 0 { 1.0 } else { 0.0 }, 0);
+        }
+        data
     }
 
     fn options(max_passes: u32, lambda: f64) -> TuneOptions {
