@@ -148,3 +148,72 @@ fn alpha_beta_equals_minimax_at_depth_four_in_openings() {
     let positions = random_positions(24, 0xF00D, 4..=9, 4, 300_000);
     check(&positions, 4..=4);
 }
+
+/// The default search's score at `depth` with quiescence evasions on.
+fn evasions_score(game: &Game, depth: u32) -> i32 {
+    let mut engine = Engine::new(EngineOptions {
+        hash_mb: 4,
+        ..EngineOptions::default()
+    });
+    let mut params = SearchParams::default();
+    params
+        .set("quiescence_evasions", "true")
+        .expect("a known parameter");
+    engine.set_params(params);
+    let stop = AtomicBool::new(false);
+    let mut score = None;
+    engine.search(
+        game,
+        &Limits {
+            depth: Some(depth),
+            time: None,
+        },
+        &stop,
+        &mut |info| {
+            if info.depth == depth {
+                score = Some(info.score);
+            }
+        },
+    );
+    score.expect("the last iteration is reported")
+}
+
+/// Quiescence evasions never claim a win or a loss that is not there: at depth 1 the search
+/// sees three plies of a threatened queen's line (a move, the evasions, the win in one), and
+/// each win or loss it reports is checked by a plain minimax to the distance it claims. The
+/// evasions that are tried first (by the queen, by the pieces that free a cell next to it, or
+/// next to the enemy queen) are not all a side has, so a loss may be claimed only after every
+/// move was tried.
+#[test]
+fn quiescence_evasions_claim_only_real_wins_and_losses() {
+    let positions = random_positions(2000, 0xE7A5, 12..=40, 3, 400_000);
+    let weights = SearchParams::exact().weights;
+    let (mut claims, mut through_evasions) = (0, 0);
+    for game in &positions {
+        let got = evasions_score(game, 1);
+        if got.abs() < WIN / 2 {
+            continue;
+        }
+        claims += 1;
+        let distance = (WIN - got.abs()) as u32;
+        assert!(distance <= 3, "{got} at depth 1: {}", game_string(game));
+        if distance == 3 {
+            through_evasions += 1;
+        }
+        let exact = minimax(
+            &mut game.clone(),
+            distance,
+            0,
+            weights.for_type(game.game_type()),
+        );
+        assert!(
+            exact.signum() == got.signum() && exact.abs() > WIN / 2,
+            "claimed {got}, minimax to {distance} plies {exact}: {}",
+            game_string(game)
+        );
+    }
+    assert!(
+        claims >= 40 && through_evasions >= 8,
+        "only {claims} decided positions, {through_evasions} of them through evasions"
+    );
+}

@@ -130,6 +130,12 @@ pub struct SearchParams {
     pub quiescence_pressure: u32,
     /// Longest quiescence line, in plies.
     pub quiescence_plies: u32,
+    /// Quiescence evasions: at the horizon, a side whose queen has one free neighbour left
+    /// that the enemy could fill with its next move (Hive's check) may not stand pat; it
+    /// tries first the moves that end next to the enemy queen, its queen's moves and those of
+    /// its pieces alone next to its queen, and only when each of them loses, the rest. Off
+    /// until its SPRT ends (see the README).
+    pub quiescence_evasions: bool,
     /// Reverse futility pruning: at a non-PV node of depth 1 to 3 whose static evaluation
     /// exceeds beta by this much per ply of depth, return the evaluation (0 = off).
     pub rfp_margin: i32,
@@ -177,6 +183,7 @@ impl Default for SearchParams {
             quiescence: true,
             quiescence_pressure: 4,
             quiescence_plies: 2,
+            quiescence_evasions: false,
             rfp_margin: 60,
             futility_margin: 150,
             futility_depth: 1,
@@ -267,6 +274,7 @@ impl SearchParams {
             "quiescence" => self.quiescence = parse(name, value)?,
             "quiescence_pressure" => self.quiescence_pressure = parse(name, value)?,
             "quiescence_plies" => self.quiescence_plies = parse(name, value)?,
+            "quiescence_evasions" => self.quiescence_evasions = parse(name, value)?,
             "rfp_margin" => self.rfp_margin = parse(name, value)?,
             "futility_margin" => self.futility_margin = parse(name, value)?,
             "futility_depth" => self.futility_depth = parse(name, value)?,

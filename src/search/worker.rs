@@ -611,8 +611,18 @@ impl Worker {
 
     /// Quiescence search: the static evaluation, unless a queen is nearly surrounded; then
     /// the side to move may also try the moves that add pressure to the enemy queen, so that
-    /// a win on the next move is not missed at the horizon.
+    /// a win on the next move is not missed at the horizon. With `quiescence_evasions`, a
+    /// [threatened](Worker::threatened) side at the horizon [evades](Worker::evade) instead.
     fn quiesce(&mut self, sh: &Shared, mut alpha: i32, beta: i32, ply: usize, qply: u32) -> i32 {
+        if sh.params.quiescence_evasions
+            && sh.params.quiescence
+            && qply == 0
+            && qply < sh.params.quiescence_plies
+            && ply < MAX_PLY - 2
+            && self.threatened(ply)
+        {
+            return self.evade(sh, alpha, beta, ply);
+        }
         let stand = self.evaluate();
         if !sh.params.quiescence || qply >= sh.params.quiescence_plies || ply >= MAX_PLY - 1 {
             return stand;
@@ -642,6 +652,106 @@ impl Worker {
             let score = match self.terminal(ply + 1) {
                 Some(s) => -s,
                 None => -self.quiesce(sh, -beta, -alpha, ply + 1, qply + 1),
+            };
+            self.game.undo();
+            if sh.aborted() {
+                break;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.stack[ply] = Some(data);
+        best
+    }
+
+    /// Whether the side to move's queen has one free neighbour left that the enemy could fill
+    /// with its next move, if it were its turn (Hive's check).
+    fn threatened(&mut self, ply: usize) -> bool {
+        let board = self.game.board();
+        let Some(q) = board.position(Piece::queen(self.game.side_to_move())) else {
+            return false;
+        };
+        let occupied = board.occupied_neighbours(q);
+        if occupied.count_ones() != 5 {
+            return false;
+        }
+        let free = q.neighbours()[(!occupied & 0x3f).trailing_zeros() as usize];
+        let Some(mut data) = self.stack[ply].take() else {
+            return false;
+        };
+        self.game.play_unchecked(Move::PASS);
+        self.movegen
+            .generate_next_to(&self.game, q, &mut data.moves);
+        let board = self.game.board();
+        // A piece alone next to the queen that moves to the free cell leaves another free.
+        let fills = |m: &Move| {
+            m.to() == free
+                && m.piece().is_some_and(|p| {
+                    board
+                        .position(p)
+                        .is_none_or(|c| c.distance(q) != 1 || board.height(c) > 1)
+                })
+        };
+        let hit = data.moves.as_slice().iter().any(fills);
+        self.game.undo();
+        self.stack[ply] = Some(data);
+        hit
+    }
+
+    /// The quiescence search of a [threatened](Worker::threatened) side, which may not stand
+    /// pat: the moves that end next to the enemy queen, its queen's moves and those of its
+    /// pieces alone next to its queen first; the others only when each of those loses, so that
+    /// a loss is claimed only when every move loses (to a win found by the enemy's quiescence
+    /// search at the next ply).
+    fn evade(&mut self, sh: &Shared, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        let Some(mut data) = self.stack[ply].take() else {
+            return self.evaluate();
+        };
+        self.movegen.generate(&self.game, &mut data.moves);
+        let me = self.game.side_to_move();
+        let board = self.game.board();
+        let q = board.cell_of(Piece::queen(me));
+        let eq = board.position(Piece::queen(me.opponent()));
+        let mut leaves = PieceSet::EMPTY;
+        for &c in q.neighbours() {
+            // Either colour's: a Pillbug may move an enemy piece away.
+            if board.height(c) == 1
+                && let Some(p) = board.top(c)
+            {
+                leaves.insert(p);
+            }
+        }
+        let moves = data.moves.as_mut_slice();
+        let mut first = 0;
+        for j in 0..moves.len() {
+            let m = moves[j];
+            if m.piece().is_some_and(|p| {
+                p == Piece::queen(me)
+                    || leaves.contains(p)
+                    || eq.is_some_and(|e| m.to().distance(e) == 1)
+            }) {
+                moves.swap(first, j);
+                first += 1;
+            }
+        }
+        let mut best = -INF;
+        for i in 0..data.moves.len() {
+            if i == first && best > -WIN_THRESHOLD {
+                break;
+            }
+            let m = data.moves.as_slice()[i];
+            self.game.play_unchecked(m);
+            self.count_node(sh);
+            let score = match self.terminal(ply + 1) {
+                Some(s) => -s,
+                None => -self.quiesce(sh, -beta, -alpha, ply + 1, 1),
             };
             self.game.undo();
             if sh.aborted() {
