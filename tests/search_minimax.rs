@@ -84,13 +84,13 @@ fn random_positions(
     out
 }
 
-fn search_score(game: &Game, depth: u32, threads: usize) -> i32 {
+fn search_score(game: &Game, depth: u32, threads: usize, params: SearchParams) -> i32 {
     let mut engine = Engine::new(EngineOptions {
         threads,
         hash_mb: 4,
         ..EngineOptions::default()
     });
-    engine.set_params(SearchParams::exact());
+    engine.set_params(params);
     let stop = AtomicBool::new(false);
     let mut score = None;
     let limits = Limits {
@@ -120,7 +120,7 @@ fn check(positions: &[Game], depths: std::ops::RangeInclusive<u32>) -> usize {
                 decided += 1;
             }
             let threads = 1 + i % 2;
-            let got = search_score(game, depth, threads);
+            let got = search_score(game, depth, threads, SearchParams::exact());
             assert_eq!(
                 got,
                 expected,
@@ -149,35 +149,6 @@ fn alpha_beta_equals_minimax_at_depth_four_in_openings() {
     check(&positions, 4..=4);
 }
 
-/// The default search's score at `depth` with quiescence evasions on.
-fn evasions_score(game: &Game, depth: u32) -> i32 {
-    let mut engine = Engine::new(EngineOptions {
-        hash_mb: 4,
-        ..EngineOptions::default()
-    });
-    let mut params = SearchParams::default();
-    params
-        .set("quiescence_evasions", "true")
-        .expect("a known parameter");
-    engine.set_params(params);
-    let stop = AtomicBool::new(false);
-    let mut score = None;
-    engine.search(
-        game,
-        &Limits {
-            depth: Some(depth),
-            time: None,
-        },
-        &stop,
-        &mut |info| {
-            if info.depth == depth {
-                score = Some(info.score);
-            }
-        },
-    );
-    score.expect("the last iteration is reported")
-}
-
 /// Quiescence evasions never claim a win or a loss that is not there: at depth 1 the search
 /// sees three plies of a threatened queen's line (a move, the evasions, the win in one), and
 /// each win or loss it reports is checked by a plain minimax to the distance it claims. The
@@ -188,9 +159,13 @@ fn evasions_score(game: &Game, depth: u32) -> i32 {
 fn quiescence_evasions_claim_only_real_wins_and_losses() {
     let positions = random_positions(2000, 0xE7A5, 12..=40, 3, 400_000);
     let weights = SearchParams::exact().weights;
+    let mut params = SearchParams::default();
+    params
+        .set("quiescence_evasions", "true")
+        .expect("a known parameter");
     let (mut claims, mut through_evasions) = (0, 0);
     for game in &positions {
-        let got = evasions_score(game, 1);
+        let got = search_score(game, 1, 1, params.clone());
         if got.abs() < WIN / 2 {
             continue;
         }

@@ -617,7 +617,7 @@ impl Worker {
         if sh.params.quiescence_evasions
             && sh.params.quiescence
             && qply == 0
-            && qply < sh.params.quiescence_plies
+            && sh.params.quiescence_plies > 0
             && ply < MAX_PLY - 2
             && self.threatened(ply)
         {
@@ -647,13 +647,7 @@ impl Worker {
         let mut best = stand;
         for i in 0..kept {
             let m = data.moves.as_slice()[i];
-            self.game.play_unchecked(m);
-            self.count_node(sh);
-            let score = match self.terminal(ply + 1) {
-                Some(s) => -s,
-                None => -self.quiesce(sh, -beta, -alpha, ply + 1, qply + 1),
-            };
-            self.game.undo();
+            let score = self.quiesce_move(sh, m, alpha, beta, ply, qply + 1);
             if sh.aborted() {
                 break;
             }
@@ -669,6 +663,27 @@ impl Worker {
         }
         self.stack[ply] = Some(data);
         best
+    }
+
+    /// Plays `m` at the quiescence node at `ply` and returns its score from this node's view:
+    /// the finished game's, or the child's quiescence search at quiescence ply `qply`.
+    fn quiesce_move(
+        &mut self,
+        sh: &Shared,
+        m: Move,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        qply: u32,
+    ) -> i32 {
+        self.game.play_unchecked(m);
+        self.count_node(sh);
+        let score = match self.terminal(ply + 1) {
+            Some(s) => -s,
+            None => -self.quiesce(sh, -beta, -alpha, ply + 1, qply),
+        };
+        self.game.undo();
+        score
     }
 
     /// Whether the side to move's queen has one free neighbour left that the enemy could fill
@@ -689,17 +704,8 @@ impl Worker {
         self.game.play_unchecked(Move::PASS);
         self.movegen
             .generate_next_to(&self.game, q, &mut data.moves);
-        let board = self.game.board();
-        // A piece alone next to the queen that moves to the free cell leaves another free.
-        let fills = |m: &Move| {
-            m.to() == free
-                && m.piece().is_some_and(|p| {
-                    board
-                        .position(p)
-                        .is_none_or(|c| c.distance(q) != 1 || board.height(c) > 1)
-                })
-        };
-        let hit = data.moves.as_slice().iter().any(fills);
+        let kept = self.keep_queen_attacks(&mut data.moves, q);
+        let hit = data.moves.as_slice()[..kept].iter().any(|m| m.to() == free);
         self.game.undo();
         self.stack[ply] = Some(data);
         hit
@@ -719,15 +725,8 @@ impl Worker {
         let board = self.game.board();
         let q = board.cell_of(Piece::queen(me));
         let eq = board.position(Piece::queen(me.opponent()));
-        let mut leaves = PieceSet::EMPTY;
-        for &c in q.neighbours() {
-            // Either colour's: a Pillbug may move an enemy piece away.
-            if board.height(c) == 1
-                && let Some(p) = board.top(c)
-            {
-                leaves.insert(p);
-            }
-        }
+        // Either colour's: a Pillbug may move an enemy piece away.
+        let leaves = alone_next_to(board, q);
         let moves = data.moves.as_mut_slice();
         let mut first = 0;
         for j in 0..moves.len() {
@@ -747,13 +746,7 @@ impl Worker {
                 break;
             }
             let m = data.moves.as_slice()[i];
-            self.game.play_unchecked(m);
-            self.count_node(sh);
-            let score = match self.terminal(ply + 1) {
-                Some(s) => -s,
-                None => -self.quiesce(sh, -beta, -alpha, ply + 1, 1),
-            };
-            self.game.undo();
+            let score = self.quiesce_move(sh, m, alpha, beta, ply, 1);
             if sh.aborted() {
                 break;
             }
@@ -775,16 +768,7 @@ impl Worker {
     /// order those that fill a cell there: not by a piece that leaves a cell next to the queen
     /// empty. Returns how many.
     fn keep_queen_attacks(&self, moves: &mut MoveList, eq: Cell) -> usize {
-        let board = self.game.board();
-        // Pieces alone on a cell next to the queen.
-        let mut leaves = PieceSet::EMPTY;
-        for &c in eq.neighbours() {
-            if board.height(c) == 1
-                && let Some(p) = board.top(c)
-            {
-                leaves.insert(p);
-            }
-        }
+        let leaves = alone_next_to(self.game.board(), eq);
         let moves = moves.as_mut_slice();
         let mut kept = 0;
         for j in 0..moves.len() {
@@ -1079,6 +1063,20 @@ fn queen_rings(
     }
     flags[Piece::queen(me).id()] |= IS_OWN_QUEEN;
     flags
+}
+
+/// The pieces alone on a cell next to `cell` (either colour's): moving one empties a cell
+/// there.
+fn alone_next_to(board: &Board, cell: Cell) -> PieceSet {
+    let mut alone = PieceSet::EMPTY;
+    for &c in cell.neighbours() {
+        if board.height(c) == 1
+            && let Some(p) = board.top(c)
+        {
+            alone.insert(p);
+        }
+    }
+    alone
 }
 
 /// Marks of [`Worker::zone`]: the enemy queen's cell, its neighbours, the own queen's
