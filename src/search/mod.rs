@@ -134,7 +134,7 @@ pub struct SearchParams {
     /// that the enemy could fill with its next move (Hive's check) may not stand pat; it
     /// tries first the moves that end next to the enemy queen, its queen's moves and those of
     /// its pieces alone next to its queen, and only when each of them loses, the rest. Off
-    /// until its SPRT ends (see the README).
+    /// until its SPRT ends (see `docs/search-experiments.md`).
     pub quiescence_evasions: bool,
     /// Reverse futility pruning: at a non-PV node of depth 1 to 3 whose static evaluation
     /// exceeds beta by this much per ply of depth, return the evaluation (0 = off).
@@ -150,12 +150,14 @@ pub struct SearchParams {
     /// `lmp_base * d * d` are skipped (0 = off).
     pub lmp_base: u32,
     /// Order the quiet move that last refuted the opponent's previous move (by its piece kind
-    /// and destination) right after the killers. Off until its SPRT ends (see the README).
+    /// and destination) right after the killers. Off until its SPRT ends (see
+    /// `docs/search-experiments.md`).
     pub countermove: bool,
-    /// Null-move pruning (0 = off; 2 by default, proven by SPRT, see the README): at a non-PV
-    /// node of depth 3 or more whose static evaluation reaches beta, the side to move passes
-    /// and the opponent's reply is searched this many plies plus a quarter of the depth
-    /// shallower with a null window; when even that fails high, the node does.
+    /// Null-move pruning (0 = off; 2 by default, proven by SPRT, see
+    /// `docs/search-experiments.md`): at a non-PV node of depth 3 or more whose static
+    /// evaluation reaches beta, the side to move passes and the opponent's reply is searched
+    /// this many plies plus a quarter of the depth shallower with a null window; when even
+    /// that fails high, the node does.
     pub null_move: u32,
     /// Half-width of the first aspiration window (doubled after each failure).
     pub aspiration_delta: i32,
