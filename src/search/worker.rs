@@ -648,17 +648,8 @@ impl Worker {
         for i in 0..kept {
             let m = data.moves.as_slice()[i];
             let score = self.quiesce_move(sh, m, alpha, beta, ply, qply + 1);
-            if sh.aborted() {
+            if sh.aborted() || raise(&mut best, &mut alpha, beta, score) {
                 break;
-            }
-            if score > best {
-                best = score;
-                if score > alpha {
-                    alpha = score;
-                    if score >= beta {
-                        break;
-                    }
-                }
             }
         }
         self.stack[ply] = Some(data);
@@ -747,17 +738,8 @@ impl Worker {
             }
             let m = data.moves.as_slice()[i];
             let score = self.quiesce_move(sh, m, alpha, beta, ply, 1);
-            if sh.aborted() {
+            if sh.aborted() || raise(&mut best, &mut alpha, beta, score) {
                 break;
-            }
-            if score > best {
-                best = score;
-                if score > alpha {
-                    alpha = score;
-                    if score >= beta {
-                        break;
-                    }
-                }
             }
         }
         self.stack[ply] = Some(data);
@@ -1063,6 +1045,19 @@ fn queen_rings(
     }
     flags[Piece::queen(me).id()] |= IS_OWN_QUEEN;
     flags
+}
+
+/// Takes `score` of a move into a fail-soft search's `best` and `alpha`; true when it
+/// reaches `beta` (a cutoff).
+fn raise(best: &mut i32, alpha: &mut i32, beta: i32, score: i32) -> bool {
+    if score > *best {
+        *best = score;
+        if score > *alpha {
+            *alpha = score;
+            return score >= beta;
+        }
+    }
+    false
 }
 
 /// The pieces alone on a cell next to `cell` (either colour's): moving one empties a cell
