@@ -153,6 +153,12 @@ pub struct SearchParams {
     /// and destination) right after the killers. Off until its SPRT ends (see
     /// `docs/search-experiments.md`).
     pub countermove: bool,
+    /// Correction history (0 = off): the static evaluation that shallow non-PV nodes use for
+    /// pruning is corrected by this percentage of the running average of how far the searches
+    /// of positions with the same neighbourhoods of both queens (and the same side to move)
+    /// ended from their static evaluation. Off until its SPRT ends (see
+    /// `docs/search-experiments.md`).
+    pub correction: u32,
     /// Null-move pruning (0 = off; 2 by default, proven by SPRT, see
     /// `docs/search-experiments.md`): at a non-PV node of depth 3 or more whose static
     /// evaluation reaches beta, the side to move passes and the opponent's reply is searched
@@ -191,6 +197,7 @@ impl Default for SearchParams {
             futility_depth: 1,
             lmp_base: 4,
             countermove: false,
+            correction: 0,
             null_move: 2,
             aspiration_delta: 30,
             reduce_below: worker::ORDER_TACTICAL,
@@ -282,6 +289,7 @@ impl SearchParams {
             "futility_depth" => self.futility_depth = parse(name, value)?,
             "lmp_base" => self.lmp_base = parse(name, value)?,
             "countermove" => self.countermove = parse(name, value)?,
+            "correction" => self.correction = parse(name, value)?,
             "null_move" => self.null_move = parse(name, value)?,
             "aspiration_delta" => match parse(name, value)? {
                 d if d > 0 => self.aspiration_delta = d,

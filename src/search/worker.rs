@@ -225,6 +225,9 @@ pub struct Worker {
     /// Recent evaluations by position hash (the evaluation depends on nothing else): the leaves
     /// of one iteration come back as the shallow nodes of the next.
     eval_cache: Vec<(u64, i32)>,
+    /// Correction history: by [`Worker::correction_index`], the running average of the
+    /// search's score less the static evaluation, in 1/[`CORRECTION_GRAIN`] units.
+    correction: Box<[i32; CORRECTION]>,
     /// The evaluation weights of the search, prepared for its game type.
     weights: PreparedWeights,
     /// Marks around the queens while [`Worker::score_moves`] runs (all zero otherwise).
@@ -235,6 +238,12 @@ pub struct Worker {
 
 /// Entries of the evaluation cache (a power of two).
 const EVAL_CACHE: usize = 1 << 15;
+/// Entries of the correction history (a power of two).
+const CORRECTION: usize = 1 << 16;
+/// Fixed-point scale of the correction history's entries.
+const CORRECTION_GRAIN: i32 = 256;
+/// Largest correction, in evaluation units.
+const CORRECTION_MAX: i32 = 200;
 
 impl Worker {
     /// A worker with empty tables, searching `game` with the evaluation weights `weights`.
@@ -264,6 +273,7 @@ impl Worker {
             reductions,
             main: false,
             eval_cache: vec![(0, 0); EVAL_CACHE],
+            correction: Box::new([0; CORRECTION]),
             weights: PreparedWeights::new(weights, game.game_type()),
             zone: Box::new([0; CELLS]),
             movegen: MoveGen::new(),
@@ -294,6 +304,7 @@ impl Worker {
         self.history.fill(0);
         self.counters.fill(Move::PASS);
         self.eval_cache.fill((0, 0));
+        self.correction.fill(0);
         self.nodes = 0;
     }
 
@@ -332,6 +343,61 @@ impl Worker {
         let e = eval::evaluate_prepared(&self.game, &self.weights);
         *slot = (key, e);
         e
+    }
+
+    /// The correction history's entry for the current position: the side to move and, for
+    /// each queen, what tops its six neighbours (nothing, a friend or an enemy of the side to
+    /// move) and whether something covers it.
+    fn correction_index(&self) -> usize {
+        let board = self.game.board();
+        let me = self.game.side_to_move();
+        // Per queen one of 2 * 3^6 codes (twice 729 when covered), or 1,458 while in hand:
+        // 11 bits each.
+        let mut key = me as u64;
+        for color in [me, me.opponent()] {
+            let code = match board.position(Piece::queen(color)) {
+                None => 2 * 729,
+                Some(q) => {
+                    let mut code = u64::from(board.height(q) > 1) * 729;
+                    let mut unit = 1;
+                    for &c in q.neighbours() {
+                        code += unit
+                            * match board.top(c) {
+                                None => 0,
+                                Some(p) if p.color() == me => 1,
+                                Some(_) => 2,
+                            };
+                        unit *= 3;
+                    }
+                    code
+                }
+            };
+            key = key * 2048 + code;
+        }
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - CORRECTION.trailing_zeros())) as usize
+    }
+
+    /// `percent`% of the correction history's entry `idx`, in evaluation units.
+    fn correction_for(&self, idx: usize, percent: u32) -> i32 {
+        self.correction[idx] * percent as i32 / (100 * CORRECTION_GRAIN)
+    }
+
+    /// The static evaluation corrected by `percent`% of the correction history.
+    fn corrected_eval(&mut self, percent: u32) -> i32 {
+        let e = self.evaluate();
+        if percent == 0 {
+            return e;
+        }
+        e + self.correction_for(self.correction_index(), percent)
+    }
+
+    /// Moves the correction history's entry `idx` toward `diff` (a search's score less the
+    /// static evaluation), by more for a deeper search.
+    fn update_correction(&mut self, idx: usize, diff: i32, depth: i32) {
+        let target = diff.clamp(-CORRECTION_MAX, CORRECTION_MAX) * CORRECTION_GRAIN;
+        let w = (depth + 1).min(16);
+        let entry = &mut self.correction[idx];
+        *entry += (target - *entry) * w / 256;
     }
 
     /// The principal variation below the root move just searched (from ply 1).
@@ -475,13 +541,21 @@ impl Worker {
         // to move's queen is nearly surrounded (then the position is too sharp to judge).
         let prm = sh.params;
         let mut static_eval = None;
+        // The correction history's entry and the uncorrected evaluation, to update it with.
+        let mut corrected = None;
         if !pv_node
             && depth <= 3
             && (prm.rfp_margin > 0 || prm.futility_margin > 0 || prm.lmp_base > 0)
             && beta.abs() < WIN_THRESHOLD
             && self.game.queen_pressure(self.game.side_to_move()) < 4
         {
-            let e = self.evaluate();
+            let raw = self.evaluate();
+            let mut e = raw;
+            if prm.correction > 0 {
+                let idx = self.correction_index();
+                e += self.correction_for(idx, prm.correction);
+                corrected = Some((idx, raw));
+            }
             if prm.rfp_margin > 0 && e - prm.rfp_margin * depth >= beta {
                 return e;
             }
@@ -497,7 +571,7 @@ impl Worker {
             && self.game.last_move().is_some_and(|m| !m.is_pass())
             && self.game.queen_placed(self.game.side_to_move())
             && self.game.queen_pressure(self.game.side_to_move()) < 4
-            && static_eval.unwrap_or_else(|| self.evaluate()) >= beta
+            && static_eval.unwrap_or_else(|| self.corrected_eval(prm.correction)) >= beta
         {
             let r = prm.null_move as i32 + depth / 4;
             self.game.play_unchecked(Move::PASS);
@@ -597,6 +671,14 @@ impl Worker {
         } else {
             Bound::Upper
         };
+        // A bound on the wrong side of the evaluation says nothing about its error.
+        if let Some((idx, e)) = corrected
+            && best.abs() < WIN_THRESHOLD
+            && !(bound == Bound::Lower && best <= e)
+            && !(bound == Bound::Upper && best >= e)
+        {
+            self.update_correction(idx, best - e, depth);
+        }
         if !sh.read_only_tt.load(Ordering::Relaxed) {
             sh.tt.store(
                 key,
@@ -1261,5 +1343,62 @@ mod tests {
         w.game.undo();
         let other = scores(&mut w, 2, true);
         assert!(other.iter().all(|&(_, s)| s != ORDER_COUNTER));
+    }
+
+    #[test]
+    fn the_correction_history_is_kept_by_the_neighbourhoods_of_both_queens() {
+        let game = parse_game_string(
+            "Base;InProgress;White[8];wG1;bA1 \\wG1;wS1 /wG1;bB1 \\bA1;wQ wG1-;bQ \\bB1;\
+             wA1 wS1-;bA2 bA1/;wA1 bA2/;bQ -wA1;wG2 /wS1;bA3 -bA1;wG2 \\wQ;bA3 wQ/",
+            true,
+        )
+        .expect("a valid game");
+        let mut w = Worker::new(game.clone(), &EvalWeights::default());
+        let board = game.board();
+        let near_queen = |c: Cell| {
+            [Color::White, Color::Black].iter().any(|&color| {
+                board
+                    .position(Piece::queen(color))
+                    .is_some_and(|q| q == c || q.distance(c) == 1)
+            })
+        };
+        // A move that neither leaves nor reaches a cell on or around a queen.
+        let mut moves = MoveList::new();
+        w.movegen.generate(&game, &mut moves);
+        let far = moves
+            .as_slice()
+            .iter()
+            .copied()
+            .find(|m| {
+                m.piece()
+                    .is_some_and(|p| board.position(p).is_some_and(|from| !near_queen(from)))
+                    && !near_queen(m.to())
+            })
+            .expect("a move away from the queens");
+        let here = w.correction_index();
+        w.game.play_unchecked(far);
+        let after_far = w.correction_index();
+        w.game.undo();
+        w.game.play_unchecked(Move::PASS);
+        let after_pass = w.correction_index();
+        w.game.undo();
+        assert_eq!(after_far, after_pass);
+        assert_ne!(here, after_pass, "the side to move is part of the key");
+
+        // The entry moves toward the errors it is given, clamped, and corrects the evaluation.
+        let e = w.evaluate();
+        assert_eq!(w.corrected_eval(100), e);
+        for _ in 0..200 {
+            w.update_correction(here, 80, 15);
+        }
+        assert!((79..=80).contains(&(w.corrected_eval(100) - e)));
+        assert!((39..=40).contains(&(w.corrected_eval(50) - e)));
+        assert_eq!(w.corrected_eval(0), e);
+        for _ in 0..200 {
+            w.update_correction(here, -5_000, 15);
+        }
+        assert!((-CORRECTION_MAX..=-CORRECTION_MAX + 1).contains(&(w.corrected_eval(100) - e)));
+        w.reset();
+        assert_eq!(w.corrected_eval(100), e);
     }
 }
