@@ -156,8 +156,8 @@ pub struct SearchParams {
     /// Correction history (0 = off): the static evaluation that shallow non-PV nodes use for
     /// pruning is corrected by this percentage of the running average of how far the searches
     /// of positions with the same neighbourhoods of both queens (and the same side to move)
-    /// ended from their static evaluation. Off until its SPRT ends (see
-    /// `docs/search-experiments.md`).
+    /// ended from their static evaluation. Off until a longer match at 1 s per move confirms
+    /// its SPRT (see `docs/search-experiments.md`).
     pub correction: u32,
     /// Null-move pruning (0 = off; 2 by default, proven by SPRT, see
     /// `docs/search-experiments.md`): at a non-PV node of depth 3 or more whose static
