@@ -1312,15 +1312,19 @@ mod tests {
         out
     }
 
-    #[test]
-    fn a_refutation_comes_right_after_the_killers_when_its_move_is_played_again() {
-        let game = parse_game_string(
+    /// A Base game after 14 moves, both queens placed.
+    fn middle_game() -> Game {
+        parse_game_string(
             "Base;InProgress;White[8];wG1;bA1 \\wG1;wS1 /wG1;bB1 \\bA1;wQ wG1-;bQ \\bB1;\
              wA1 wS1-;bA2 bA1/;wA1 bA2/;bQ -wA1;wG2 /wS1;bA3 -bA1;wG2 \\wQ;bA3 wQ/",
             true,
         )
-        .expect("a valid game");
-        let mut w = Worker::new(game, &EvalWeights::default());
+        .expect("a valid game")
+    }
+
+    #[test]
+    fn a_refutation_comes_right_after_the_killers_when_its_move_is_played_again() {
+        let mut w = Worker::new(middle_game(), &EvalWeights::default());
         // The quietest move of the position: the one ordered last.
         let before = scores(&mut w, 1, true);
         let &(m, order) = before.last().expect("moves");
@@ -1347,12 +1351,7 @@ mod tests {
 
     #[test]
     fn the_correction_history_is_kept_by_the_neighbourhoods_of_both_queens() {
-        let game = parse_game_string(
-            "Base;InProgress;White[8];wG1;bA1 \\wG1;wS1 /wG1;bB1 \\bA1;wQ wG1-;bQ \\bB1;\
-             wA1 wS1-;bA2 bA1/;wA1 bA2/;bQ -wA1;wG2 /wS1;bA3 -bA1;wG2 \\wQ;bA3 wQ/",
-            true,
-        )
-        .expect("a valid game");
+        let game = middle_game();
         let mut w = Worker::new(game.clone(), &EvalWeights::default());
         let board = game.board();
         let near_queen = |c: Cell| {
