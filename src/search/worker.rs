@@ -351,14 +351,15 @@ impl Worker {
     fn correction_index(&self) -> usize {
         let board = self.game.board();
         let me = self.game.side_to_move();
-        // Per queen one of 2 * 3^6 codes (twice 729 when covered), or 1,458 while in hand:
-        // 11 bits each.
+        // Per queen one of twice 3^6 codes (the second half when covered), or the next code
+        // while in hand: 11 bits each.
+        const PATTERNS: u64 = 729;
         let mut key = me as u64;
         for color in [me, me.opponent()] {
             let code = match board.position(Piece::queen(color)) {
-                None => 2 * 729,
+                None => 2 * PATTERNS,
                 Some(q) => {
-                    let mut code = u64::from(board.height(q) > 1) * 729;
+                    let mut code = u64::from(board.height(q) > 1) * PATTERNS;
                     let mut unit = 1;
                     for &c in q.neighbours() {
                         code += unit
@@ -377,18 +378,16 @@ impl Worker {
         (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - CORRECTION.trailing_zeros())) as usize
     }
 
-    /// `percent`% of the correction history's entry `idx`, in evaluation units.
-    fn correction_for(&self, idx: usize, percent: u32) -> i32 {
-        self.correction[idx] * percent as i32 / (100 * CORRECTION_GRAIN)
-    }
-
-    /// The static evaluation corrected by `percent`% of the correction history.
-    fn corrected_eval(&mut self, percent: u32) -> i32 {
+    /// The static evaluation corrected by `percent`% of the correction history, and when
+    /// `percent` is not 0 the entry used with the uncorrected evaluation (to update it with).
+    fn corrected_eval(&mut self, percent: u32) -> (i32, Option<(usize, i32)>) {
         let e = self.evaluate();
         if percent == 0 {
-            return e;
+            return (e, None);
         }
-        e + self.correction_for(self.correction_index(), percent)
+        let idx = self.correction_index();
+        let c = self.correction[idx] * percent as i32 / (100 * CORRECTION_GRAIN);
+        (e + c, Some((idx, e)))
     }
 
     /// Moves the correction history's entry `idx` toward `diff` (a search's score less the
@@ -549,13 +548,8 @@ impl Worker {
             && beta.abs() < WIN_THRESHOLD
             && self.game.queen_pressure(self.game.side_to_move()) < 4
         {
-            let raw = self.evaluate();
-            let mut e = raw;
-            if prm.correction > 0 {
-                let idx = self.correction_index();
-                e += self.correction_for(idx, prm.correction);
-                corrected = Some((idx, raw));
-            }
+            let (e, entry) = self.corrected_eval(prm.correction);
+            corrected = entry;
             if prm.rfp_margin > 0 && e - prm.rfp_margin * depth >= beta {
                 return e;
             }
@@ -571,7 +565,7 @@ impl Worker {
             && self.game.last_move().is_some_and(|m| !m.is_pass())
             && self.game.queen_placed(self.game.side_to_move())
             && self.game.queen_pressure(self.game.side_to_move()) < 4
-            && static_eval.unwrap_or_else(|| self.corrected_eval(prm.correction)) >= beta
+            && static_eval.unwrap_or_else(|| self.corrected_eval(prm.correction).0) >= beta
         {
             let r = prm.null_move as i32 + depth / 4;
             self.game.play_unchecked(Move::PASS);
@@ -1386,18 +1380,18 @@ mod tests {
 
         // The entry moves toward the errors it is given, clamped, and corrects the evaluation.
         let e = w.evaluate();
-        assert_eq!(w.corrected_eval(100), e);
+        assert_eq!(w.corrected_eval(100), (e, Some((here, e))));
         for _ in 0..200 {
             w.update_correction(here, 80, 15);
         }
-        assert!((79..=80).contains(&(w.corrected_eval(100) - e)));
-        assert!((39..=40).contains(&(w.corrected_eval(50) - e)));
-        assert_eq!(w.corrected_eval(0), e);
+        assert!((79..=80).contains(&(w.corrected_eval(100).0 - e)));
+        assert!((39..=40).contains(&(w.corrected_eval(50).0 - e)));
+        assert_eq!(w.corrected_eval(0), (e, None));
         for _ in 0..200 {
             w.update_correction(here, -5_000, 15);
         }
-        assert!((-CORRECTION_MAX..=-CORRECTION_MAX + 1).contains(&(w.corrected_eval(100) - e)));
+        assert!((-CORRECTION_MAX..=-CORRECTION_MAX + 1).contains(&(w.corrected_eval(100).0 - e)));
         w.reset();
-        assert_eq!(w.corrected_eval(100), e);
+        assert_eq!(w.corrected_eval(100).0, e);
     }
 }
